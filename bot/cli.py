@@ -1,0 +1,62 @@
+"""The ``knightmate-bot`` command line: argparse subcommands over the package's parts.
+
+Each subcommand parses its arguments here and hands over to the module that does the work; no
+game, engine or network logic lives in this file. Errors the user can fix are one line on stderr
+and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import chess
+
+from bot import __version__
+from variant import KnightmateBoard
+
+EXIT_USAGE = 2
+
+
+def _board(args: argparse.Namespace) -> int:
+    """Prints a position and its legal moves in SAN."""
+    try:
+        board = KnightmateBoard(args.fen) if args.fen else KnightmateBoard()
+    except ValueError as error:
+        print(f"knightmate-bot board: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    print(board)
+    print()
+    print(f"FEN: {board.fen()}")
+    outcome = board.outcome()
+    if outcome is not None:
+        print(f"Game over: {outcome.result()} ({outcome.termination.name.lower()})")
+    side = "White" if board.turn == chess.WHITE else "Black"
+    moves = " ".join(sorted(board.san(move) for move in board.legal_moves))
+    print(f"{side} to move, {board.legal_moves.count()} legal moves: {moves}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="knightmate-bot",
+        description="Knightmate rules, engine and online bot.",
+    )
+    parser.add_argument("--version", action="version", version=f"knightmate-bot {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    board = commands.add_parser("board", help="print a position and its legal moves")
+    board.add_argument("fen", nargs="?", help="a Knightmate FEN (default: the start position)")
+    board.set_defaults(handler=_board)
+
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
