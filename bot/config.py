@@ -1,0 +1,348 @@
+"""Reads ``config.yml`` into typed, validated settings, once, at start.
+
+Every key is optional and has a default (documented in the repository's ``config.yml``); a key
+the bot does not know, a value of the wrong type or a bad URL raises :class:`ConfigError` with one
+line that names the key, so the CLI can stop with that line and exit code 2 instead of a traceback
+minutes later in the middle of a game. Durations in the file are seconds (as operators think of
+them) except where the key says ``_ms``; the settings objects hold milliseconds wherever the
+program computes with them.
+
+The API token is never part of the settings: :func:`load_token` reads it from the environment or
+from ``server.token_file`` into a :class:`Secret`, whose ``repr`` and ``str`` hide it. This module
+must never log, print or put the token into an exception message.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+TOKEN_ENV = "KNIGHTMATE_BOT_TOKEN"
+DIALECTS = ("auto", "lichess", "pychess")
+MODES = ("casual", "rated")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+class ConfigError(Exception):
+    """A problem with the configuration, in one line a bot operator can act on."""
+
+
+class Secret:
+    """A token that does not show itself in logs, reprs or tracebacks."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """The token itself, for the one place that puts it into an HTTP header."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    url: str = "https://www.pychess.org"
+    dialect: str = "auto"
+    token_file: str | None = None
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 20.0
+    backoff_initial_s: float = 1.0
+    backoff_max_s: float = 60.0
+    rate_limit_pause_s: float = 60.0
+
+    @property
+    def resolved_dialect(self) -> str:
+        """``auto`` becomes ``pychess`` for a pychess.org host and ``lichess`` for any other."""
+        if self.dialect != "auto":
+            return self.dialect
+        host = (urlsplit(self.url).hostname or "").lower()
+        return "pychess" if host == "pychess.org" or host.endswith(".pychess.org") else "lichess"
+
+
+@dataclass(frozen=True)
+class ChallengeSettings:
+    variants: tuple[str, ...] = ("knightmate",)
+    concurrency: int = 1
+    accept_bots: bool = True
+    accept_humans: bool = True
+    modes: tuple[str, ...] = MODES
+    min_base: float = 0.0
+    max_base: float = 3 * 3600.0
+    min_increment: float = 0.0
+    max_increment: float = 180.0
+    block_list: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    move_overhead_ms: int = 300
+    hash_mb: int = 64
+    workers: int = 0
+    max_move_time_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    abort_after_s: float = 60.0
+    greeting: str = "Hi! I am knightmate-bot, a Knightmate engine. Good luck!"
+    goodbye: str = "Thanks for the game!"
+    pgn_dir: str = "games"
+    state_file: str = "knightmate-bot-state.json"
+    give_up_after_s: float = 120.0
+
+
+@dataclass(frozen=True)
+class BotSettings:
+    log_level: str = "INFO"
+    heartbeat_file: str = "/tmp/knightmate-bot.heartbeat"
+    heartbeat_max_age_s: float = 60.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    server: ServerSettings = field(default_factory=ServerSettings)
+    challenge: ChallengeSettings = field(default_factory=ChallengeSettings)
+    engine: EngineSettings = field(default_factory=EngineSettings)
+    game: GameSettings = field(default_factory=GameSettings)
+    bot: BotSettings = field(default_factory=BotSettings)
+
+
+# How each key is read: a converter that returns the typed value or raises ValueError with
+# what was expected. Keys not in this table are unknown keys.
+Reader = Callable[[Any], Any]
+
+
+def _number(minimum: float = 0.0) -> Reader:
+    def read(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("expected a number")
+        if value < minimum:
+            raise ValueError(f"expected a number >= {minimum:g}")
+        return float(value)
+    return read
+
+
+def _integer(minimum: int) -> Reader:
+    def read(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("expected a whole number")
+        if value < minimum:
+            raise ValueError(f"expected a whole number >= {minimum}")
+        return value
+    return read
+
+
+def _optional(reader: Reader) -> Reader:
+    def read(value: Any) -> Any:
+        return None if value is None else reader(value)
+    return read
+
+
+def _boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("expected true or false")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("expected a string")
+    return value
+
+
+def _path(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("expected a file or directory path")
+    return value
+
+
+def _choice(choices: tuple[str, ...], *, upper: bool = False) -> Reader:
+    def read(value: Any) -> str:
+        text = value.upper() if upper and isinstance(value, str) else value
+        if text not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}")
+        return str(text)
+    return read
+
+
+def _names(*, allowed: tuple[str, ...] | None = None, non_empty: bool = False) -> Reader:
+    def read(value: Any) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ValueError("expected a list of strings")
+        if non_empty and not value:
+            raise ValueError("expected at least one entry")
+        if allowed is not None:
+            for item in value:
+                if item not in allowed:
+                    raise ValueError(f"{item!r} is not one of {', '.join(allowed)}")
+        return tuple(item.lower() for item in value)
+    return read
+
+
+def _url(value: Any) -> str:
+    parts = urlsplit(value.strip()) if isinstance(value, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("expected an http:// or https:// URL such as https://www.pychess.org")
+    return str(value).strip().rstrip("/")
+
+
+_READERS: dict[str, dict[str, Reader]] = {
+    "server": {
+        "url": _url,
+        "dialect": _choice(DIALECTS),
+        "token_file": _optional(_path),
+        "connect_timeout_s": _number(0.1),
+        "read_timeout_s": _number(0.1),
+        "backoff_initial_s": _number(0.01),
+        "backoff_max_s": _number(0.01),
+        "rate_limit_pause_s": _number(0.0),
+    },
+    "challenge": {
+        "variants": _names(non_empty=True),
+        "concurrency": _integer(1),
+        "accept_bots": _boolean,
+        "accept_humans": _boolean,
+        "modes": _names(allowed=MODES, non_empty=True),
+        "min_base": _number(),
+        "max_base": _number(),
+        "min_increment": _number(),
+        "max_increment": _number(),
+        "block_list": _names(),
+    },
+    "engine": {
+        "move_overhead_ms": _integer(0),
+        "hash_mb": _integer(1),
+        "workers": _integer(0),
+        "max_move_time_ms": _optional(_integer(1)),
+    },
+    "game": {
+        "abort_after_s": _number(1.0),
+        "greeting": _text,
+        "goodbye": _text,
+        "pgn_dir": _path,
+        "state_file": _path,
+        "give_up_after_s": _number(1.0),
+    },
+    "bot": {
+        "log_level": _choice(LOG_LEVELS, upper=True),
+        "heartbeat_file": _path,
+        "heartbeat_max_age_s": _number(1.0),
+    },
+}
+
+_SECTIONS: dict[str, type[Any]] = {
+    "server": ServerSettings,
+    "challenge": ChallengeSettings,
+    "engine": EngineSettings,
+    "game": GameSettings,
+    "bot": BotSettings,
+}
+
+
+def parse_settings(document: Any) -> Settings:
+    """Settings from an already parsed YAML document (``None`` for an empty file)."""
+    if document is None:
+        return Settings()
+    if not isinstance(document, Mapping):
+        raise ConfigError("the configuration must be a mapping of sections (server:, challenge:, ...)")
+    sections: dict[str, Any] = {}
+    for name, body in document.items():
+        if name not in _SECTIONS:
+            raise ConfigError(f"unknown key {name!r} (known sections: {', '.join(_SECTIONS)})")
+        sections[name] = _parse_section(str(name), body)
+    settings = Settings(**sections)
+    _check_consistency(settings)
+    return settings
+
+
+def _parse_section(section: str, body: Any) -> Any:
+    if body is None:
+        return _SECTIONS[section]()
+    if not isinstance(body, Mapping):
+        raise ConfigError(f"{section}: expected a mapping of keys")
+    readers = _READERS[section]
+    values: dict[str, Any] = {}
+    for key, value in body.items():
+        if key not in readers:
+            raise ConfigError(f"unknown key '{section}.{key}' (known: {', '.join(readers)})")
+        try:
+            values[key] = readers[key](value)
+        except ValueError as error:
+            raise ConfigError(f"{section}.{key}: {error}, got {_shown(value)}") from None
+    return _SECTIONS[section](**values)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_consistency(settings: Settings) -> None:
+    challenge = settings.challenge
+    if challenge.min_base > challenge.max_base:
+        raise ConfigError("challenge.min_base: must not be greater than challenge.max_base")
+    if challenge.min_increment > challenge.max_increment:
+        raise ConfigError("challenge.min_increment: must not be greater than challenge.max_increment")
+    if not (challenge.accept_bots or challenge.accept_humans):
+        raise ConfigError("challenge.accept_bots: accept_bots and accept_humans are both false")
+    if settings.server.backoff_initial_s > settings.server.backoff_max_s:
+        raise ConfigError("server.backoff_initial_s: must not be greater than server.backoff_max_s")
+
+
+def load_settings(path: str | os.PathLike[str]) -> Settings:
+    """Reads and validates a config file; a missing file is an error, an empty one all defaults."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file (pass --config PATH)") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}: not valid YAML{where}") from None
+    try:
+        return parse_settings(document)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def load_token(settings: ServerSettings, environ: Mapping[str, str] | None = None) -> Secret:
+    """The API token from ``KNIGHTMATE_BOT_TOKEN``, else from ``server.token_file``."""
+    environ = os.environ if environ is None else environ
+    value = environ.get(TOKEN_ENV, "").strip()
+    if value:
+        return Secret(value)
+    if settings.token_file is None:
+        raise ConfigError(f"no API token: set {TOKEN_ENV} or server.token_file")
+    try:
+        value = Path(settings.token_file).read_text(encoding="utf-8").strip()
+    except OSError as error:
+        raise ConfigError(f"server.token_file: cannot read {settings.token_file}: {error.strerror}") from None
+    if not value:
+        raise ConfigError(f"server.token_file: {settings.token_file} is empty")
+    return Secret(value)
+
+
+def log_level(settings: BotSettings) -> int:
+    return int(logging.getLevelName(settings.log_level))
+
+
+def known_keys() -> list[str]:
+    """Every key as ``section.key``; the tests check config.yml documents exactly these."""
+    return [f"{section}.{item.name}" for section, cls in _SECTIONS.items() for item in fields(cls)]

@@ -1,0 +1,149 @@
+"""config.yml -> Settings: defaults, validation messages, token handling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot.config import (
+    ConfigError,
+    Secret,
+    ServerSettings,
+    Settings,
+    known_keys,
+    load_settings,
+    load_token,
+    parse_settings,
+)
+
+ROOT_CONFIG = Path(__file__).resolve().parent.parent / "config.yml"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.yml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_shipped_config_yml_states_exactly_the_defaults() -> None:
+    assert load_settings(ROOT_CONFIG) == Settings()
+
+
+def test_shipped_config_yml_documents_every_key_with_a_comment() -> None:
+    document = yaml.safe_load(ROOT_CONFIG.read_text(encoding="utf-8"))
+    written = [f"{section}.{key}" for section, body in document.items() for key in body]
+    assert sorted(written) == sorted(known_keys())
+    lines = ROOT_CONFIG.read_text(encoding="utf-8").splitlines()
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if line.startswith("  ") and stripped and not stripped.startswith("#"):
+            above = lines[index - 1].strip()
+            assert above.startswith("#") or lines[index - 2].strip().startswith("#"), line
+
+
+def test_empty_file_gives_all_defaults(tmp_path: Path) -> None:
+    assert load_settings(write(tmp_path, "")) == Settings()
+
+
+def test_partial_section_keeps_defaults_for_missing_keys(tmp_path: Path) -> None:
+    settings = load_settings(write(tmp_path, "challenge:\n  concurrency: 3\n"))
+    assert settings.challenge.concurrency == 3
+    assert settings.challenge.variants == ("knightmate",)
+    assert settings.game == Settings().game
+
+
+def test_unknown_key_is_named_in_the_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"unknown key 'challenge.concurency'"):
+        load_settings(write(tmp_path, "challenge:\n  concurency: 2\n"))
+
+
+def test_unknown_section_is_named_in_the_error() -> None:
+    with pytest.raises(ConfigError, match=r"unknown key 'engines'"):
+        parse_settings({"engines": {}})
+
+
+@pytest.mark.parametrize(("document", "key"), [
+    ({"challenge": {"concurrency": "two"}}, "challenge.concurrency"),
+    ({"challenge": {"concurrency": 0}}, "challenge.concurrency"),
+    ({"challenge": {"accept_bots": "yes"}}, "challenge.accept_bots"),
+    ({"challenge": {"variants": "knightmate"}}, "challenge.variants"),
+    ({"challenge": {"modes": ["blitz"]}}, "challenge.modes"),
+    ({"challenge": {"max_base": True}}, "challenge.max_base"),
+    ({"engine": {"move_overhead_ms": 1.5}}, "engine.move_overhead_ms"),
+    ({"server": {"dialect": "fics"}}, "server.dialect"),
+    ({"bot": {"log_level": "LOUD"}}, "bot.log_level"),
+    ({"game": {"pgn_dir": ""}}, "game.pgn_dir"),
+])
+def test_wrong_type_is_one_line_naming_the_key(document: dict[str, object], key: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_settings(document)
+    message = str(caught.value)
+    assert message.startswith(key + ":")
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("url", ["pychess.org", "ftp://pychess.org", "https://", 42])
+def test_bad_url_is_rejected_naming_server_url(url: object) -> None:
+    with pytest.raises(ConfigError, match=r"^server\.url: expected an http"):
+        parse_settings({"server": {"url": url}})
+
+
+def test_inconsistent_bounds_are_rejected() -> None:
+    with pytest.raises(ConfigError, match="challenge.min_base"):
+        parse_settings({"challenge": {"min_base": 600, "max_base": 60}})
+
+
+def test_invalid_yaml_names_the_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"not valid YAML at line \d"):
+        load_settings(write(tmp_path, "server:\n  url: [unclosed\n"))
+
+
+def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such file"):
+        load_settings(tmp_path / "absent.yml")
+
+
+def test_times_in_the_file_are_seconds_and_log_level_is_case_insensitive() -> None:
+    settings = parse_settings({"challenge": {"min_base": 30}, "bot": {"log_level": "debug"}})
+    assert settings.challenge.min_base == 30.0
+    assert settings.bot.log_level == "DEBUG"
+
+
+@pytest.mark.parametrize(("url", "dialect"), [
+    ("https://www.pychess.org", "pychess"),
+    ("https://pychess.org", "pychess"),
+    ("https://lichess.org", "lichess"),
+    ("http://127.0.0.1:8080", "lichess"),
+])
+def test_auto_dialect_picks_pychess_only_for_a_pychess_host(url: str, dialect: str) -> None:
+    assert ServerSettings(url=url).resolved_dialect == dialect
+
+
+def test_explicit_dialect_wins_over_the_host() -> None:
+    assert ServerSettings(url="http://127.0.0.1:1", dialect="pychess").resolved_dialect == "pychess"
+
+
+def test_token_comes_from_the_environment_first(tmp_path: Path) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text("from-file\n")
+    settings = ServerSettings(token_file=str(token_file))
+    assert load_token(settings, {"KNIGHTMATE_BOT_TOKEN": "from-env"}).reveal() == "from-env"
+    assert load_token(settings, {}).reveal() == "from-file"
+
+
+def test_missing_token_says_where_to_put_one() -> None:
+    with pytest.raises(ConfigError, match="KNIGHTMATE_BOT_TOKEN"):
+        load_token(ServerSettings(), {})
+
+
+def test_unreadable_token_file_does_not_show_any_content(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="server.token_file"):
+        load_token(ServerSettings(token_file=str(tmp_path / "nope")), {})
+
+
+def test_secret_hides_itself_in_repr_str_and_format() -> None:
+    secret = Secret("lip_supersecret")
+    for text in (repr(secret), str(secret), f"{secret}", repr([secret])):
+        assert "supersecret" not in text
