@@ -1,0 +1,83 @@
+"""Search limits and the time budget derived from them.
+
+:class:`Limits` is what a caller asks for (UCI ``go`` arguments, or the bot's clock); a
+:class:`Budget` is what the search obeys: a soft limit after which no new iteration starts and a
+hard deadline checked inside the search. All times are milliseconds.
+
+This module must never look at a board beyond whose turn it is, and never sleep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import chess
+
+#: Moves assumed still to play when the clock gives no ``movestogo``. Lower spends more time
+#: per move early; 25 spends a 10+0.1 game's clock over roughly 40 moves with the increment.
+DEFAULT_MOVES_TO_GO = 25
+#: The hard deadline may reach this many soft budgets (an iteration that has started is worth
+#: finishing when the clock allows) ...
+HARD_FACTOR = 4
+#: ... but never more than this share of the remaining clock.
+MAX_CLOCK_SHARE = 0.35
+#: The floor for any budget, so a nearly empty clock still yields a move.
+MIN_BUDGET_MS = 5
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a search may spend. All times in milliseconds; picklable for worker processes.
+
+    With neither a clock nor ``movetime`` (nor ``depth``/``nodes``), the search runs until
+    ``infinite`` is cleared by a stop event or the maximum depth is reached. ``movestogo`` is
+    optional (UCI sends it for classical time controls).
+    """
+
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int = 0
+    binc: int = 0
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    infinite: bool = False
+    move_overhead_ms: int = 100
+    movestogo: int | None = None
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Time a search may use, in milliseconds from its start; ``None`` means no time limit."""
+
+    soft_ms: float | None
+    hard_ms: float | None
+
+
+def budget(limits: Limits, turn: chess.Color) -> Budget:
+    """The time budget for the side *turn* under *limits*.
+
+    ``movetime`` is an exact allowance (minus the overhead); a clock gives a share of the
+    remaining time plus most of the increment, never more than the clock can afford after the
+    overhead is held back. ``infinite`` ignores both, as UCI requires.
+    """
+    if limits.infinite:
+        return Budget(None, None)
+    overhead = max(0, limits.move_overhead_ms)
+    hard: float | None = None
+    soft: float | None = None
+    if limits.movetime is not None:
+        hard = soft = max(MIN_BUDGET_MS, limits.movetime - overhead)
+    remaining = limits.wtime if turn == chess.WHITE else limits.btime
+    if remaining is not None:
+        increment = max(0, limits.winc if turn == chess.WHITE else limits.binc)
+        available = max(0, remaining - overhead)
+        moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else DEFAULT_MOVES_TO_GO
+        clock_soft = min(available / moves_to_go + 0.8 * increment, available * MAX_CLOCK_SHARE)
+        clock_hard = min(clock_soft * HARD_FACTOR, available * MAX_CLOCK_SHARE)
+        if moves_to_go == 1:
+            clock_soft = clock_hard = available * 0.8
+        clock_soft, clock_hard = max(MIN_BUDGET_MS, clock_soft), max(MIN_BUDGET_MS, clock_hard)
+        soft = clock_soft if soft is None else min(soft, clock_soft)
+        hard = clock_hard if hard is None else min(hard, clock_hard)
+    return Budget(soft, hard)

@@ -1,0 +1,296 @@
+"""Static evaluation of Knightmate positions, with every tuned number kept in this module.
+
+The score is split the usual way: material plus piece-square terms, which the search keeps up to
+date move by move (:func:`move_delta`), and positional terms that look at the whole board
+(:func:`evaluate`): the bishop pair, the safety of each royal knight, commoner activity and the
+pawn structure. Middlegame and endgame halves are blended by the game phase.
+
+Scores are centipawns. ``Terms`` (the incremental part) are from White's view; :func:`evaluate`
+returns the score from the side to move's view, which is what negamax wants.
+
+This module must never change a board: it only reads bitboards.
+"""
+
+from __future__ import annotations
+
+import chess
+from chess import (
+    BB_DIAG_ATTACKS,
+    BB_DIAG_MASKS,
+    BB_FILE_ATTACKS,
+    BB_FILE_MASKS,
+    BB_FILES,
+    BB_KING_ATTACKS,
+    BB_KNIGHT_ATTACKS,
+    BB_RANK_ATTACKS,
+    BB_RANK_MASKS,
+    BB_SQUARES,
+    Bitboard,
+)
+
+from variant import COMMONER, ROYAL_KNIGHT
+
+# ---------------------------------------------------------------------------------------------
+# The numbers. Material comes from the rules (seed-knightmate.txt: Q 10, R 4.5, B 3.25, M 3, P 1,
+# bishop pair +0.5). Everything else is a first estimate from chess practice, adapted where the
+# royal knight changes the picture (noted at each term); tune by matches with bench/strength.py.
+# ---------------------------------------------------------------------------------------------
+
+#: Material in centipawns, indexed by python-chess piece type (COMMONER is chess.KNIGHT).
+PIECE_VALUES = (0, 100, 300, 325, 450, 1000, 0)
+#: The bishop pair bonus from the rules document (+0.5).
+BISHOP_PAIR = 50
+
+#: Game phase weight of each piece type (chess convention: minor 1, rook 2, queen 4); the
+#: commoner counts as a minor. 24 = all pieces on the board = pure middlegame.
+PHASE_WEIGHTS = (0, 0, 1, 1, 2, 4, 0)
+PHASE_TOTAL = 24
+
+# Royal knight safety. A royal knight cannot hide behind pawns: queens and commoners reach it
+# through the knight-move "holes" a pawn shield leaves, so it is measured by how many squares it
+# can flee to and how many checks the enemy queen and commoners can give next move. Weights are
+# middlegame values and fade out with the enemy queen gone (a lone commoner cannot mate).
+ESCAPE_SQUARE_BONUS = (-60, -35, -15, 0, 5, 8, 10, 12, 14)  # by number of free escape squares
+QUEEN_CHECK_PENALTY = 22  # per square from which the enemy queen can check next move
+COMMONER_CHECK_PENALTY = 15  # per square from which an enemy commoner can check next move
+QUEEN_NEAR_PENALTY = (0, 40, 30, 18, 8, 0, 0, 0)  # by Chebyshev distance of the enemy queen
+
+# Commoner activity: a commoner is a short-range piece that needs room; count its steps.
+COMMONER_MOBILITY = 4  # per square it can step to (empty or enemy)
+
+# Pawn structure (chess values; passed pawns matter more here because a commoner promotion
+# option and the royal knight's poor blockading make them harder to stop).
+PASSED_PAWN_MG = (0, 5, 10, 15, 25, 45, 70, 0)  # by rank from the pawn's own side
+PASSED_PAWN_EG = (0, 10, 20, 35, 60, 95, 140, 0)
+DOUBLED_PAWN = -12
+ISOLATED_PAWN = -12
+
+# Piece-square tables from White's view, a1 first (row 1 is rank 1), in centipawns. Black uses
+# the mirrored square. Each table pair is (middlegame, endgame).
+_PAWN_MG = (
+    0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, -8, -8, 0, 0, 0,
+    0, 0, 5, 5, 5, 5, 0, 0,
+    0, 0, 8, 18, 18, 8, 0, 0,
+    5, 5, 12, 24, 24, 12, 5, 5,
+    15, 18, 25, 35, 35, 25, 18, 15,
+    45, 50, 55, 60, 60, 55, 50, 45,
+    0, 0, 0, 0, 0, 0, 0, 0,
+)
+_PAWN_EG = (
+    0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0,
+    5, 5, 5, 5, 5, 5, 5, 5,
+    12, 12, 12, 12, 12, 12, 12, 12,
+    25, 25, 25, 25, 25, 25, 25, 25,
+    45, 45, 45, 45, 45, 45, 45, 45,
+    80, 80, 80, 80, 80, 80, 80, 80,
+    0, 0, 0, 0, 0, 0, 0, 0,
+)
+
+
+def _centrality(square: chess.Square) -> int:
+    """0 on the rim up to 3 in the four centre squares."""
+    file, rank = chess.square_file(square), chess.square_rank(square)
+    return min(file, 7 - file, rank, 7 - rank)
+
+
+def _table(per_centre_step: int, rank_bonus: tuple[int, ...] = (0,) * 8) -> tuple[int, ...]:
+    return tuple(per_centre_step * _centrality(sq) + rank_bonus[chess.square_rank(sq)] for sq in chess.SQUARES)
+
+
+# Commoner (moves like a king): centralised it attacks up to 8 squares and supports mating nets.
+_COMMONER_MG = _table(8, (-10, 0, 5, 10, 12, 12, 8, 0))
+_COMMONER_EG = _table(10)
+_BISHOP_MG = _table(6, (-8, 0, 0, 0, 0, 0, 0, 0))
+_BISHOP_EG = _table(4)
+# Rooks: the seventh rank as in chess, no centre term.
+_ROOK_MG = _table(0, (0, 0, 0, 0, 0, 0, 20, 5))
+_ROOK_EG = _table(0, (0, 0, 0, 0, 0, 0, 15, 5))
+_QUEEN_MG = _table(4, (-5, 0, 0, 0, 0, 0, 0, 0))
+_QUEEN_EG = _table(6)
+# Royal knight: in the middlegame it wants to stay home yet off the rim (a knight in the corner
+# has two flight squares); in the endgame it joins the game like any knight.
+_ROYAL_MG = _table(6, (0, 0, -10, -25, -40, -50, -50, -50))
+_ROYAL_EG = _table(10)
+
+_MG_TABLES = (None, _PAWN_MG, _COMMONER_MG, _BISHOP_MG, _ROOK_MG, _QUEEN_MG, _ROYAL_MG)
+_EG_TABLES = (None, _PAWN_EG, _COMMONER_EG, _BISHOP_EG, _ROOK_EG, _QUEEN_EG, _ROYAL_EG)
+
+
+def _signed_tables(tables: tuple[tuple[int, ...] | None, ...]) -> list[list[list[int]]]:
+    """[colour][piece type][square] -> material + table value, positive for White."""
+    out: list[list[list[int]]] = [[[0] * 64 for _ in range(7)] for _ in range(2)]
+    for piece_type in range(1, 7):
+        table = tables[piece_type]
+        assert table is not None
+        for square in chess.SQUARES:
+            out[chess.WHITE][piece_type][square] = PIECE_VALUES[piece_type] + table[square]
+            out[chess.BLACK][piece_type][square] = -(PIECE_VALUES[piece_type] + table[chess.square_mirror(square)])
+    return out
+
+
+#: [colour][piece type][square] -> signed (White positive) material + piece-square value.
+MG: list[list[list[int]]] = _signed_tables(_MG_TABLES)
+EG: list[list[list[int]]] = _signed_tables(_EG_TABLES)
+
+Terms = tuple[int, int, int]  # (middlegame, endgame, phase): the incrementally kept part
+
+
+def base_terms(board: chess.Board) -> Terms:
+    """Material and piece-square sums of a whole board, and its phase."""
+    mg = eg = phase = 0
+    for color in chess.COLORS:
+        mine = board.occupied_co[color]
+        for piece_type in chess.PIECE_TYPES:
+            mg_table, eg_table = MG[color][piece_type], EG[color][piece_type]
+            for square in chess.scan_forward(board.pieces_mask(piece_type, color) & mine):
+                mg += mg_table[square]
+                eg += eg_table[square]
+                phase += PHASE_WEIGHTS[piece_type]
+    return mg, eg, phase
+
+
+def move_delta(board: chess.Board, move: chess.Move) -> Terms:
+    """How *move* (pseudo-legal, not yet pushed) changes the :func:`base_terms` of *board*.
+
+    Costs a few lookups instead of a whole-board sum: captures, en passant, promotions and the
+    castling rook are the only cases beyond "this piece changes square".
+    """
+    color = board.turn
+    from_square, to_square = move.from_square, move.to_square
+    piece_type = board.piece_type_at(from_square)
+    assert piece_type is not None
+    mg_own, eg_own = MG[color], EG[color]
+    landing = move.promotion or piece_type
+    mg = mg_own[landing][to_square] - mg_own[piece_type][from_square]
+    eg = eg_own[landing][to_square] - eg_own[piece_type][from_square]
+    phase = PHASE_WEIGHTS[landing] - PHASE_WEIGHTS[piece_type]
+    if board.occupied_co[not color] & BB_SQUARES[to_square]:
+        victim = board.piece_type_at(to_square)
+        assert victim is not None
+        mg -= MG[not color][victim][to_square]
+        eg -= EG[not color][victim][to_square]
+        phase -= PHASE_WEIGHTS[victim]
+    elif piece_type == chess.PAWN and to_square == board.ep_square:
+        victim_square = to_square - 8 if color == chess.WHITE else to_square + 8
+        mg -= MG[not color][chess.PAWN][victim_square]
+        eg -= EG[not color][chess.PAWN][victim_square]
+    elif piece_type == ROYAL_KNIGHT and board.is_castling(move):
+        rook_from, rook_to = _castling_rook_squares(move)
+        mg += mg_own[chess.ROOK][rook_to] - mg_own[chess.ROOK][rook_from]
+        eg += eg_own[chess.ROOK][rook_to] - eg_own[chess.ROOK][rook_from]
+    return mg, eg, phase
+
+
+def _castling_rook_squares(move: chess.Move) -> tuple[chess.Square, chess.Square]:
+    """Rook squares of a standard castling move written as the royal knight's two-square step."""
+    rank = chess.square_rank(move.from_square)
+    if move.to_square > move.from_square:
+        return chess.square(7, rank), chess.square(5, rank)
+    return chess.square(0, rank), chess.square(3, rank)
+
+
+def evaluate(board: chess.Board, terms: Terms, pawn_cache: dict[tuple[int, int], Terms]) -> int:
+    """The score of *board* for the side to move, given its up-to-date :func:`base_terms`.
+
+    *pawn_cache* maps (white pawns, black pawns) to the pawn-structure terms; pawn structures
+    repeat across the tree, so the cache saves most of that work.
+    """
+    mg, eg, phase = terms
+    occupied = board.occupied
+    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+    if chess.popcount(board.bishops & white) >= 2:
+        mg += BISHOP_PAIR
+        eg += BISHOP_PAIR
+    if chess.popcount(board.bishops & black) >= 2:
+        mg -= BISHOP_PAIR
+        eg -= BISHOP_PAIR
+    pawn_key = (board.pawns & white, board.pawns & black)
+    pawns = pawn_cache.get(pawn_key)
+    if pawns is None:
+        pawns = pawn_cache[pawn_key] = _pawn_terms(pawn_key[0], pawn_key[1])
+    mg += pawns[0]
+    eg += pawns[1]
+    for commoner in chess.scan_forward(board.knights & white):
+        mg += COMMONER_MOBILITY * chess.popcount(BB_KING_ATTACKS[commoner] & ~white)
+    for commoner in chess.scan_forward(board.knights & black):
+        mg -= COMMONER_MOBILITY * chess.popcount(BB_KING_ATTACKS[commoner] & ~black)
+    mg += _royal_safety(board, chess.WHITE, occupied) - _royal_safety(board, chess.BLACK, occupied)
+    phase = min(phase, PHASE_TOTAL)
+    score = (mg * phase + eg * (PHASE_TOTAL - phase)) // PHASE_TOTAL
+    return score if board.turn == chess.WHITE else -score
+
+
+def _royal_safety(board: chess.Board, color: chess.Color, occupied: Bitboard) -> int:
+    """Middlegame safety of *color*'s royal knight (positive is safe)."""
+    royal = board.kings & board.occupied_co[color]
+    if not royal:
+        return 0
+    square = chess.msb(royal)
+    enemy = board.occupied_co[not color]
+    enemy_queens = board.queens & enemy
+    enemy_commoners = board.knights & enemy
+    if not enemy_queens and not enemy_commoners:
+        return 0
+    escapes = BB_KNIGHT_ATTACKS[square] & ~board.occupied_co[color]
+    score = ESCAPE_SQUARE_BONUS[chess.popcount(escapes)] if enemy_queens else 0
+    checking_steps = BB_KING_ATTACKS[square] & ~enemy
+    for commoner in chess.scan_forward(enemy_commoners):
+        score -= COMMONER_CHECK_PENALTY * chess.popcount(BB_KING_ATTACKS[commoner] & checking_steps)
+    if enemy_queens:
+        lines = _queen_attacks(square, occupied) & ~enemy
+        for queen in chess.scan_forward(enemy_queens):
+            score -= QUEEN_CHECK_PENALTY * chess.popcount(_queen_attacks(queen, occupied) & lines)
+            score -= QUEEN_NEAR_PENALTY[chess.square_distance(queen, square)]
+    return score
+
+
+def _queen_attacks(square: chess.Square, occupied: Bitboard) -> Bitboard:
+    return (BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied]
+            | BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
+            | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied])
+
+
+def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> Terms:
+    """Passed, doubled and isolated pawns, White positive; the phase slot is unused (0)."""
+    mg = eg = 0
+    for color, own, enemy in ((chess.WHITE, white_pawns, black_pawns), (chess.BLACK, black_pawns, white_pawns)):
+        sign = 1 if color == chess.WHITE else -1
+        for square in chess.scan_forward(own):
+            file = chess.square_file(square)
+            relative_rank = chess.square_rank(square) if color == chess.WHITE else 7 - chess.square_rank(square)
+            if not enemy & _PASSED_SPAN[color][square]:
+                mg += sign * PASSED_PAWN_MG[relative_rank]
+                eg += sign * PASSED_PAWN_EG[relative_rank]
+            if not own & _ADJACENT_FILES[file]:
+                mg += sign * ISOLATED_PAWN
+                eg += sign * ISOLATED_PAWN
+        for file_mask in BB_FILES:
+            extra = chess.popcount(own & file_mask) - 1
+            if extra > 0:
+                mg += sign * DOUBLED_PAWN * extra
+                eg += sign * DOUBLED_PAWN * extra
+    return mg, eg, 0
+
+
+_ADJACENT_FILES = [
+    (BB_FILES[file - 1] if file > 0 else 0) | (BB_FILES[file + 1] if file < 7 else 0) for file in range(8)
+]
+
+
+def _passed_span(color: chess.Color, square: chess.Square) -> Bitboard:
+    """Squares in front of the pawn on its own and the adjacent files: enemy pawns there stop it."""
+    file, rank = chess.square_file(square), chess.square_rank(square)
+    ranks = range(rank + 1, 8) if color == chess.WHITE else range(0, rank)
+    span = 0
+    for r in ranks:
+        for f in (file - 1, file, file + 1):
+            if 0 <= f < 8:
+                span |= BB_SQUARES[chess.square(f, r)]
+    return span
+
+
+_PASSED_SPAN = [[_passed_span(color, square) for square in chess.SQUARES] for color in (chess.BLACK, chess.WHITE)]
+
+assert COMMONER == chess.KNIGHT and ROYAL_KNIGHT == chess.KING  # the tables are indexed this way

@@ -1,0 +1,551 @@
+"""The Knightmate searcher: iterative deepening principal-variation alpha-beta.
+
+:class:`Engine` is the API the bot and the UCI front end call. One search works on a private
+copy of the caller's :class:`variant.KnightmateBoard`, which stays the single source of truth
+for the rules: moves come from its pseudo-legal generator and are checked for legality only when
+they are searched (a pushed move that leaves the own royal knight attacked is taken back).
+
+Search features: transposition table, quiescence search on captures (all evasions when in check),
+move ordering (hash move tried before any generation, captures by victim then attacker,
+promotions, two killers per ply, history), check extension, null-move pruning (only with pieces
+besides pawns, against zugzwang), late-move reductions, reverse futility pruning, mate-distance
+scores, and draws by repetition, the fifty-move rule, stalemate and insufficient material.
+
+It must never mutate the caller's board, never return an illegal move when a legal one exists,
+and never run past the hard deadline of its :class:`~bot.engine.clock.Budget` (checked every
+few hundred nodes inside the tree).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+import chess
+from chess import BB_SQUARES
+
+from bot.engine import evaluation
+from bot.engine.clock import Budget, Limits, budget
+from variant import KnightmateBoard
+
+logger = logging.getLogger(__name__)
+
+MATE = 30000
+#: Scores beyond this are mates; ``MATE - ply`` is a mate given at that distance from the root.
+MATE_BOUND = MATE - 1000
+MAX_PLY = 100
+INFINITY = MATE + 1
+
+#: Nodes between two looks at the clock and the stop flag (~10 ms at this engine's speed).
+CHECK_EVERY = 256
+#: Bytes one transposition-table entry costs in CPython (int key + 4-tuple value, measured).
+TT_ENTRY_BYTES = 200
+#: Below this depth remaining, positions whose static eval beats beta by a margin are cut.
+REVERSE_FUTILITY_DEPTH = 3
+REVERSE_FUTILITY_MARGIN = 120  # centipawns per ply of depth
+#: Quiescence skips captures that cannot lift the score to alpha even with this margin.
+DELTA_MARGIN = 200
+
+EXACT, LOWER, UPPER = 0, 1, 2
+
+_PROMOTION_ORDER = {chess.QUEEN: 4, chess.KNIGHT: 2, chess.ROOK: 1, chess.BISHOP: 0}
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The outcome of a search (or of one iteration, in ``on_info`` reports). Picklable.
+
+    ``score_cp`` and ``mate`` are from the side to move's view; exactly one of them is set.
+    ``mate`` is N for mate in N moves, negative when being mated, 0 when mated already.
+    """
+
+    move: chess.Move | None
+    score_cp: int | None
+    mate: int | None
+    depth: int
+    nodes: int
+    time_ms: int
+    pv: tuple[chess.Move, ...]
+
+
+class _Abort(Exception):
+    """Raised inside the tree when the deadline, the node limit or the stop flag is reached."""
+
+
+class Engine:
+    """A reusable searcher: keeps its hash table and history between moves of one game.
+
+    Not thread-safe: one search at a time per instance (the UCI front end and the bot each own
+    one). ``hash_mb`` bounds the transposition table.
+    """
+
+    def __init__(self, hash_mb: int = 64) -> None:
+        self.hash_mb = hash_mb
+        self._tt: dict[int, tuple[int, int, int, chess.Move | None]] = {}
+        self._history: list[list[int]] = [[0] * 4096 for _ in chess.COLORS]
+        self._pawn_cache: dict[tuple[int, int], evaluation.Terms] = {}
+
+    @property
+    def hash_mb(self) -> int:
+        return self._hash_mb
+
+    @hash_mb.setter
+    def hash_mb(self, value: int) -> None:
+        if value < 1:
+            raise ValueError(f"hash size must be at least 1 MB, got {value}")
+        self._hash_mb = value
+        self._tt_capacity = value * 1024 * 1024 // TT_ENTRY_BYTES
+
+    def new_game(self) -> None:
+        """Forgets everything learnt: hash table, history and pawn cache."""
+        self._tt.clear()
+        self._history = [[0] * 4096 for _ in chess.COLORS]
+        self._pawn_cache.clear()
+
+    def search(self, board: KnightmateBoard, limits: Limits,
+               stop: threading.Event | None = None,
+               on_info: Callable[[SearchResult], None] | None = None) -> SearchResult:
+        """Searches *board* within *limits* and returns the best move found.
+
+        *stop* ends the search early (the best move so far is still returned); *on_info* is
+        called after every completed iteration, as UCI ``info`` lines want.
+        """
+        started = time.perf_counter()
+        if len(self._tt) > self._tt_capacity:
+            self._tt.clear()
+        if len(self._pawn_cache) > 100_000:
+            self._pawn_cache.clear()
+        search = _Search(board.copy(), limits, budget(limits, board.turn), started, stop,
+                         self._tt, self._tt_capacity, self._history, self._pawn_cache)
+        return search.run(on_info)
+
+
+class _Search:
+    """The state of one search: the working board, counters and the tables it borrows."""
+
+    def __init__(self, board: KnightmateBoard, limits: Limits, time_budget: Budget, started: float,
+                 stop: threading.Event | None, tt: dict[int, tuple[int, int, int, chess.Move | None]],
+                 tt_capacity: int, history: list[list[int]],
+                 pawn_cache: dict[tuple[int, int], evaluation.Terms]) -> None:
+        self.board = board
+        self.limits = limits
+        self.started = started
+        self.soft_deadline = None if time_budget.soft_ms is None else started + time_budget.soft_ms / 1000
+        self.hard_deadline = None if time_budget.hard_ms is None else started + time_budget.hard_ms / 1000
+        self.stop = stop
+        self.tt = tt
+        self.tt_capacity = tt_capacity
+        self.history = history
+        self.pawn_cache = pawn_cache
+        self.nodes = 0
+        self.node_limit = limits.nodes if limits.nodes is not None else None
+        self.next_check = CHECK_EVERY
+        self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
+        self.terms: list[evaluation.Terms] = [evaluation.base_terms(board)]
+        self.keys: list[int] = _history_keys(board)
+        # Index in ``keys`` of the position after the latest null move: a repetition across a
+        # null move is not a real one, so the draw test never looks further back than this.
+        self.null_floors: list[int] = [0]
+        # The best root move of the unfinished iteration, once one has beaten the previous best.
+        self.partial_best: chess.Move | None = None
+        self.partial_score = -INFINITY
+
+    # -- driver ------------------------------------------------------------------------------
+
+    def run(self, on_info: Callable[[SearchResult], None] | None) -> SearchResult:
+        board = self.board
+        root_moves = list(board.generate_legal_moves())
+        if not root_moves:
+            mate = 0 if board.is_check() else None
+            return SearchResult(None, None if mate is not None else 0, mate, 0, 0, self._elapsed_ms(), ())
+        best = SearchResult(root_moves[0], 0, None, 0, 0, 0, (root_moves[0],))
+        max_depth = min(self.limits.depth or MAX_PLY, MAX_PLY)
+        timed = self.hard_deadline is not None
+        previous_score = 0
+        for depth in range(1, max_depth + 1):
+            try:
+                score, move = self._root(root_moves, depth, previous_score)
+            except _Abort:
+                if self.partial_best is not None and self.partial_best != best.move:
+                    best = self._result(self.partial_best, self.partial_score, depth, partial=True)
+                break
+            previous_score = score
+            best = self._result(move, score, depth)
+            if on_info is not None:
+                on_info(best)
+            if len(root_moves) == 1 and timed:
+                break
+            if best.mate is not None and best.mate > 0 and 2 * best.mate - 1 <= depth and timed:
+                break
+            if self.soft_deadline is not None and time.perf_counter() > self.started + 0.5 * (
+                    self.soft_deadline - self.started):
+                break
+        return SearchResult(best.move, best.score_cp, best.mate, best.depth, self.nodes, self._elapsed_ms(), best.pv)
+
+    def _result(self, move: chess.Move, score: int, depth: int, partial: bool = False) -> SearchResult:
+        pv = self._principal_variation(move)
+        if abs(score) >= MATE_BOUND:
+            plies = MATE - abs(score)
+            mate = (plies + 1) // 2 if score > 0 else -(plies // 2)
+            return SearchResult(move, None, mate, depth - 1 if partial else depth, self.nodes, self._elapsed_ms(), pv)
+        return SearchResult(move, score, None, depth - 1 if partial else depth, self.nodes, self._elapsed_ms(), pv)
+
+    def _root(self, moves: list[chess.Move], depth: int, previous_score: int) -> tuple[int, chess.Move]:
+        """One iteration over the root moves, best first; reorders *moves* for the next one."""
+        self.partial_best = None
+        self.partial_score = -INFINITY
+        if depth >= 4 and abs(previous_score) < MATE_BOUND:
+            window = 40
+            while True:
+                alpha, beta = previous_score - window, previous_score + window
+                score, move = self._root_window(moves, depth, alpha, beta)
+                if alpha < score < beta:
+                    return score, move
+                window *= 4
+                if window > 1000:
+                    break
+        return self._root_window(moves, depth, -INFINITY, INFINITY)
+
+    def _root_window(self, moves: list[chess.Move], depth: int, alpha: int, beta: int) -> tuple[int, chess.Move]:
+        best_score, best_move = -INFINITY, moves[0]
+        original_alpha = alpha
+        for index, move in enumerate(moves):
+            self._push(move)
+            try:
+                if index == 0:
+                    score = -self._search(depth - 1, -beta, -alpha, 1, True)
+                else:
+                    score = -self._search(depth - 1, -alpha - 1, -alpha, 1, True)
+                    if alpha < score < beta:
+                        score = -self._search(depth - 1, -beta, -alpha, 1, True)
+            finally:
+                self._pop()
+            if score > best_score:
+                best_score, best_move = score, move
+                if score > original_alpha and (self.partial_best is None or score > self.partial_score):
+                    self.partial_best, self.partial_score = move, score
+            if score > alpha:
+                alpha = score
+                if score >= beta:
+                    break
+        moves.remove(best_move)
+        moves.insert(0, best_move)
+        self._store(depth, best_score, original_alpha, beta, best_move, 0)
+        return best_score, best_move
+
+    # -- the tree ---------------------------------------------------------------------------
+
+    def _search(self, depth: int, alpha: int, beta: int, ply: int, null_allowed: bool) -> int:
+        board = self.board
+        self.nodes += 1
+        if self.nodes >= self.next_check:
+            self._checkpoint()
+        pv_node = beta - alpha > 1
+
+        if self._is_draw(ply):
+            return 0
+        # Mate-distance pruning: no line from here can beat a mate already found nearer the root.
+        alpha = max(alpha, -MATE + ply)
+        beta = min(beta, MATE - ply - 1)
+        if alpha >= beta:
+            return alpha
+
+        in_check = board.is_check()
+        if in_check:
+            depth += 1
+        if depth <= 0 or ply >= MAX_PLY:
+            return self._quiescence(alpha, beta, ply)
+
+        key = self.keys[-1]
+        entry = self.tt.get(key)
+        hash_move = None
+        if entry is not None:
+            entry_depth, flag, entry_score, hash_move = entry
+            if entry_depth >= depth and not pv_node:
+                score = _score_from_tt(entry_score, ply)
+                if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
+                    return score
+
+        if not pv_node and not in_check:
+            static = evaluation.evaluate(board, self.terms[-1], self.pawn_cache)
+            if depth <= REVERSE_FUTILITY_DEPTH and static - REVERSE_FUTILITY_MARGIN * depth >= beta \
+                    and abs(beta) < MATE_BOUND:
+                return static
+            if null_allowed and depth >= 3 and static >= beta and self._has_pieces(board.turn):
+                reduction = 3 + depth // 6
+                self._push_null()
+                try:
+                    score = -self._search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False)
+                finally:
+                    self._pop()
+                if score >= beta:
+                    return beta if score >= MATE_BOUND else score
+
+        original_alpha = alpha
+        best_score, best_move = -INFINITY, None
+        searched = 0
+        killers = self.killers[ply]
+        history = self.history[board.turn]
+        for move in _ordered_moves(board, hash_move, killers, history):
+            capture = board.is_capture(move)
+            self._push(move)
+            if self._left_in_check(move):
+                self._pop()
+                continue
+            try:
+                if searched == 0:
+                    score = -self._search(depth - 1, -beta, -alpha, ply + 1, True)
+                else:
+                    reduction = 0
+                    if (depth >= 3 and searched >= 3 and not capture and not in_check
+                            and move.promotion is None and move not in killers and not board.is_check()):
+                        reduction = 1 if searched < 8 else 2
+                        if pv_node:
+                            reduction -= 1
+                    score = -self._search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, True)
+                    if score > alpha and reduction:
+                        score = -self._search(depth - 1, -alpha - 1, -alpha, ply + 1, True)
+                    if alpha < score < beta:
+                        score = -self._search(depth - 1, -beta, -alpha, ply + 1, True)
+            finally:
+                self._pop()
+            searched += 1
+            if score > best_score:
+                best_score, best_move = score, move
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        if not capture:
+                            self._reward_quiet(move, depth, killers, history)
+                        break
+
+        if searched == 0:
+            return -MATE + ply if in_check else 0
+        self._store(depth, best_score, original_alpha, beta, best_move, ply)
+        return best_score
+
+    def _quiescence(self, alpha: int, beta: int, ply: int) -> int:
+        board = self.board
+        self.nodes += 1
+        if self.nodes >= self.next_check:
+            self._checkpoint()
+        in_check = board.is_check()
+        if in_check:
+            if ply >= MAX_PLY:
+                return evaluation.evaluate(board, self.terms[-1], self.pawn_cache)
+            moves = _by_capture_value(board, board.generate_legal_moves())
+            best = -MATE + ply
+        else:
+            stand_pat = evaluation.evaluate(board, self.terms[-1], self.pawn_cache)
+            if stand_pat >= beta or ply >= MAX_PLY:
+                return stand_pat
+            alpha = max(alpha, stand_pat)
+            best = stand_pat
+            moves = _by_capture_value(board, board.generate_pseudo_legal_captures())
+        for value, move in moves:
+            if not in_check and best + value + DELTA_MARGIN <= alpha and move.promotion is None:
+                continue
+            self._push(move)
+            if not in_check and self._left_in_check(move):
+                self._pop()
+                continue
+            try:
+                score = -self._quiescence(-beta, -alpha, ply + 1)
+            finally:
+                self._pop()
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        return best
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _push(self, move: chess.Move) -> None:
+        board = self.board
+        mg, eg, phase = self.terms[-1]
+        dmg, deg, dphase = evaluation.move_delta(board, move)
+        self.terms.append((mg + dmg, eg + deg, phase + dphase))
+        board.push(move)
+        self.keys.append(hash(board._transposition_key()))
+
+    def _push_null(self) -> None:
+        self.terms.append(self.terms[-1])
+        self.board.push(chess.Move.null())
+        self.keys.append(hash(self.board._transposition_key()))
+        self.null_floors.append(len(self.keys) - 1)
+
+    def _pop(self) -> None:
+        if len(self.null_floors) > 1 and self.null_floors[-1] == len(self.keys) - 1:
+            self.null_floors.pop()
+        self.board.pop()
+        self.terms.pop()
+        self.keys.pop()
+
+    def _left_in_check(self, move: chess.Move) -> bool:
+        """After pushing *move*: does it leave the mover's own royal knight attacked?"""
+        board = self.board
+        royal = board.kings & board.occupied_co[not board.turn]
+        return bool(royal) and bool(board.attackers_mask(board.turn, chess.msb(royal)))
+
+    def _is_draw(self, ply: int) -> bool:
+        board = self.board
+        clock = board.halfmove_clock
+        if clock >= 100:
+            return True
+        if clock >= 4:
+            keys = self.keys
+            key = keys[-1]
+            last = len(keys) - 1
+            for index in range(last - 4, max(self.null_floors[-1], last - clock) - 1, -2):
+                if keys[index] == key:
+                    return True
+        if not board.pawns and chess.popcount(board.occupied) <= 4:
+            return board.is_insufficient_material()
+        return False
+
+    def _has_pieces(self, color: chess.Color) -> bool:
+        board = self.board
+        return bool(board.occupied_co[color] & (board.knights | board.bishops | board.rooks | board.queens))
+
+    def _reward_quiet(self, move: chess.Move, depth: int, killers: list[chess.Move | None],
+                      history: list[int]) -> None:
+        if killers[0] != move:
+            killers[1] = killers[0]
+            killers[0] = move
+        index = move.from_square * 64 + move.to_square
+        history[index] += depth * depth
+        if history[index] > 1_000_000:
+            for i in range(4096):
+                history[i] //= 2
+
+    def _store(self, depth: int, score: int, alpha: int, beta: int,
+               move: chess.Move | None, ply: int) -> None:
+        flag = UPPER if score <= alpha else LOWER if score >= beta else EXACT
+        if len(self.tt) >= self.tt_capacity:
+            self.tt.clear()
+        self.tt[self.keys[-1]] = (depth, flag, _score_to_tt(score, ply), move)
+
+    def _checkpoint(self) -> None:
+        self.next_check = self.nodes + CHECK_EVERY
+        if self.node_limit is not None:
+            if self.nodes >= self.node_limit:
+                raise _Abort
+            self.next_check = min(self.next_check, self.node_limit)
+        if self.hard_deadline is not None and time.perf_counter() >= self.hard_deadline:
+            raise _Abort
+        if self.stop is not None and self.stop.is_set():
+            raise _Abort
+
+    def _principal_variation(self, first: chess.Move) -> tuple[chess.Move, ...]:
+        """The first move and the hash moves after it, as far as they are legal and new."""
+        board = self.board.copy(stack=False)
+        pv = [first]
+        board.push(first)
+        seen = {board._transposition_key()}
+        while len(pv) < MAX_PLY:
+            entry = self.tt.get(hash(board._transposition_key()))
+            if entry is None or entry[3] is None or not board.is_legal(entry[3]):
+                break
+            pv.append(entry[3])
+            board.push(entry[3])
+            key = board._transposition_key()
+            if key in seen:
+                break
+            seen.add(key)
+        return tuple(pv)
+
+    def _elapsed_ms(self) -> int:
+        return int((time.perf_counter() - self.started) * 1000)
+
+
+def _ordered_moves(board: KnightmateBoard, hash_move: chess.Move | None, killers: list[chess.Move | None],
+                   history: list[int]) -> Iterator[chess.Move]:
+    """Pseudo-legal moves in search order. The hash move comes before any generation, since it
+    often refutes the node on its own; then captures (most valuable victim, cheapest attacker),
+    promotions, killers, and quiet moves by history."""
+    hash_move_ok = hash_move is not None and board.is_pseudo_legal(hash_move)
+    if hash_move_ok:
+        yield hash_move  # type: ignore[misc]
+    enemy = board.occupied_co[not board.turn]
+    ep_square = board.ep_square
+    scored = []
+    for move in board.generate_pseudo_legal_moves():
+        if hash_move_ok and move == hash_move:
+            continue
+        to_square = move.to_square
+        if enemy & BB_SQUARES[to_square]:
+            victim = board.piece_type_at(to_square) or 0
+            attacker = board.piece_type_at(move.from_square) or 0
+            score = 10_000_000 + evaluation.PIECE_VALUES[victim] * 8 - attacker
+        elif move.promotion:
+            score = 9_000_000 + _PROMOTION_ORDER.get(move.promotion, 0)
+        elif to_square == ep_square and board.pawns & BB_SQUARES[move.from_square]:
+            score = 10_000_000 + evaluation.PIECE_VALUES[chess.PAWN] * 8 - 1
+        elif move == killers[0]:
+            score = 8_000_002
+        elif move == killers[1]:
+            score = 8_000_001
+        else:
+            score = history[move.from_square * 64 + to_square]
+        scored.append((score, move))
+    scored.sort(key=_first, reverse=True)
+    for _, move in scored:
+        yield move
+
+
+def _first(item: tuple[int, chess.Move]) -> int:
+    return item[0]
+
+
+def _first_of_three(item: tuple[int, int, chess.Move]) -> int:
+    return item[0]
+
+
+def _by_capture_value(board: chess.Board, moves: Iterable[chess.Move]) -> list[tuple[int, chess.Move]]:
+    """Moves with their captured value, most valuable victim first, then cheapest attacker."""
+    scored = []
+    for move in moves:
+        victim = board.piece_type_at(move.to_square)
+        value = evaluation.PIECE_VALUES[victim] if victim else (
+            evaluation.PIECE_VALUES[chess.PAWN] if board.is_en_passant(move) else 0)
+        if move.promotion:
+            value += evaluation.PIECE_VALUES[move.promotion] - evaluation.PIECE_VALUES[chess.PAWN]
+        attacker = board.piece_type_at(move.from_square) or 0
+        scored.append((value * 8 - attacker, value, move))
+    scored.sort(key=_first_of_three, reverse=True)
+    return [(value, move) for _, value, move in scored]
+
+
+def _score_to_tt(score: int, ply: int) -> int:
+    """Mate scores are stored relative to the node, so they stay right at another ply."""
+    if score >= MATE_BOUND:
+        return score + ply
+    if score <= -MATE_BOUND:
+        return score - ply
+    return score
+
+
+def _score_from_tt(score: int, ply: int) -> int:
+    if score >= MATE_BOUND:
+        return score - ply
+    if score <= -MATE_BOUND:
+        return score + ply
+    return score
+
+
+def _history_keys(board: KnightmateBoard) -> list[int]:
+    """Position keys of the game so far (as far as the fifty-move counter reaches), oldest first,
+    ending with the current position: the search checks repetitions against them."""
+    replay = board.copy()
+    keys = [hash(replay._transposition_key())]
+    for _ in range(min(board.halfmove_clock, len(board.move_stack))):
+        replay.pop()
+        keys.append(hash(replay._transposition_key()))
+    keys.reverse()
+    return keys
