@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from variant import STARTING_FEN, KnightmateBoard
+from variant import STARTING_FEN, KnightmateBoard, perft
 
 # Counts for depths 1, 2, 3, ... as Fairy-Stockfish reports them.
 REFERENCE = {
@@ -14,18 +14,6 @@ REFERENCE = {
     "1r2k3/P1P5/8/8/8/8/5p1p/3K2R1 w - - 0 1": [29, 493, 9310, 172065],
     "4r2k/1b6/8/8/4K3/8/8/R6M w - - 0 1": [8, 190, 3444, 77452],
 }
-
-
-def perft(board: KnightmateBoard, depth: int) -> int:
-    """Counts leaf nodes, counting the last ply's legal moves without playing them."""
-    if depth == 1:
-        return board.legal_moves.count()
-    nodes = 0
-    for move in board.legal_moves:
-        board.push(move)
-        nodes += perft(board, depth - 1)
-        board.pop()
-    return nodes
 
 
 @pytest.mark.parametrize(("fen", "depth"), [

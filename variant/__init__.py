@@ -11,8 +11,9 @@ import chess.variant
 
 from variant import pgn
 from variant.board import COMMONER, ROYAL_KNIGHT, STARTING_BOARD_FEN, STARTING_FEN, KnightmateBoard
+from variant.perft import perft
 
-__all__ = ["COMMONER", "ROYAL_KNIGHT", "STARTING_BOARD_FEN", "STARTING_FEN", "KnightmateBoard"]
+__all__ = ["COMMONER", "ROYAL_KNIGHT", "STARTING_BOARD_FEN", "STARTING_FEN", "KnightmateBoard", "perft"]
 
 if KnightmateBoard not in chess.variant.VARIANTS:
     chess.variant.VARIANTS.append(KnightmateBoard)
