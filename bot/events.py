@@ -1,0 +1,123 @@
+"""The typed events the bot reacts to, the same for both server dialects.
+
+:mod:`bot.wire` builds them from stream lines and :mod:`bot.client` yields them; everything else
+in the bot reads only these classes. Times are milliseconds, variants are lower-case keys, a
+standard start position is ``None``. Nothing here knows about HTTP, URLs or dialects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Lichess statuses of a game still being played; any other status means the game is over.
+PLAYING_STATUSES = frozenset({"created", "started"})
+
+
+@dataclass(frozen=True)
+class KeepAlive:
+    """A blank line (Lichess) or a ``ping`` line (pychess): the stream is alive."""
+
+
+@dataclass(frozen=True)
+class Challenge:
+    id: str
+    challenger: str
+    challenger_is_bot: bool
+    variant: str
+    rated: bool
+    time_control: str            # "clock", "correspondence" or "unlimited"
+    base_ms: int | None          # clock games only
+    increment_ms: int | None
+    initial_fen: str | None      # None: the standard start, or not told (pychess)
+
+
+@dataclass(frozen=True)
+class ChallengeReceived:
+    challenge: Challenge
+
+
+@dataclass(frozen=True)
+class ChallengeGone:
+    """The challenger canceled it, or it was declined."""
+    challenge_id: str
+
+
+@dataclass(frozen=True)
+class GameStarted:
+    game_id: str
+
+
+@dataclass(frozen=True)
+class GameFinished:
+    game_id: str
+
+
+@dataclass(frozen=True)
+class ServerShutdown:
+    """pychess's ``terminated``: the server is going down; reconnect later."""
+
+
+EventStreamEvent = KeepAlive | ChallengeReceived | ChallengeGone | GameStarted | GameFinished | ServerShutdown
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    id: str | None = None
+    title: str | None = None
+    rating: int | None = None
+
+    @property
+    def is_bot(self) -> bool:
+        return self.title == "BOT"
+
+
+@dataclass(frozen=True)
+class GameState:
+    moves: tuple[str, ...]
+    wtime_ms: int
+    btime_ms: int
+    winc_ms: int
+    binc_ms: int
+    status: str
+    winner: str | None = None    # "white" | "black" when the server says
+    wdraw: bool = False          # white offers a draw
+    bdraw: bool = False
+
+    @property
+    def is_over(self) -> bool:
+        return self.status not in PLAYING_STATUSES
+
+
+@dataclass(frozen=True)
+class GameFull:
+    id: str
+    variant: str
+    white: Player
+    black: Player
+    initial_fen: str | None
+    base_ms: int | None
+    increment_ms: int | None
+    rated: bool | None
+    state: GameState
+
+
+@dataclass(frozen=True)
+class GameEnded:
+    """pychess's bare ``gameEnd``: over, without a word about how."""
+
+
+@dataclass(frozen=True)
+class OpponentGone:
+    gone: bool
+    claim_win_in_s: int | None
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    room: str
+    username: str
+    text: str
+
+
+GameStreamEvent = KeepAlive | GameFull | GameState | GameEnded | OpponentGone | ChatLine

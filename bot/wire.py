@@ -1,0 +1,220 @@
+"""Stream lines of both dialects -> :mod:`bot.events`.
+
+This is where the dialects' differences in *content* are ironed out (API.md): pychess ``ping``
+lines and Lichess blank lines both become :class:`~bot.events.KeepAlive`; pychess increments in
+seconds become milliseconds; ``initialFen`` ``""`` (pychess) and ``"startpos"`` (Lichess) both
+become ``None``; pychess players have only a name, pychess ``gameStart`` only an ``id``.
+
+A line that is not JSON, or lacks a field an event needs, raises :class:`MalformedLine` so the
+caller can log it and read on; a line of a type the bot has no use for gives ``None``. Parsing
+never does I/O and never raises anything else.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from bot.events import (
+    Challenge,
+    ChallengeGone,
+    ChallengeReceived,
+    ChatLine,
+    EventStreamEvent,
+    GameEnded,
+    GameFinished,
+    GameFull,
+    GameStarted,
+    GameState,
+    GameStreamEvent,
+    KeepAlive,
+    OpponentGone,
+    Player,
+    ServerShutdown,
+)
+
+LICHESS = "lichess"
+PYCHESS = "pychess"
+
+
+class MalformedLine(ValueError):
+    """A stream line that could not be understood; the message quotes (a bit of) it."""
+
+
+def parse_event_line(dialect: str, line: bytes | str) -> EventStreamEvent | None:
+    """One line of ``/api/stream/event``."""
+    data = _load(line)
+    if data is None:
+        return KeepAlive()
+    try:
+        return _event(dialect, data)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise MalformedLine(f"{_quote(line)}: {error!r}") from None
+
+
+def parse_game_line(dialect: str, line: bytes | str) -> GameStreamEvent | None:
+    """One line of ``/api/bot/game/stream/{id}``."""
+    data = _load(line)
+    if data is None:
+        return KeepAlive()
+    try:
+        return _game_event(dialect, data)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise MalformedLine(f"{_quote(line)}: {error!r}") from None
+
+
+def _load(line: bytes | str) -> Mapping[str, Any] | None:
+    text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
+    if not text.strip():
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise MalformedLine(f"{_quote(line)}: not JSON") from None
+    if not isinstance(data, Mapping):
+        raise MalformedLine(f"{_quote(line)}: not a JSON object")
+    if data.get("type") == "ping":
+        return None
+    return data
+
+
+def _quote(line: bytes | str) -> str:
+    text = repr(line)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _event(dialect: str, data: Mapping[str, Any]) -> EventStreamEvent | None:
+    kind = data.get("type")
+    if kind == "challenge":
+        return ChallengeReceived(_challenge(dialect, data["challenge"]))
+    if kind in ("challengeCanceled", "challengeDeclined"):
+        return ChallengeGone(str(data["challenge"]["id"]))
+    if kind == "gameStart":
+        return GameStarted(_game_id(data["game"]))
+    if kind == "gameFinish":
+        return GameFinished(_game_id(data["game"]))
+    if kind == "terminated":
+        return ServerShutdown()
+    return None
+
+
+def _game_id(game: Mapping[str, Any]) -> str:
+    # Lichess sends both gameId and id, pychess only id.
+    value = game.get("gameId") or game["id"]
+    return _required_text(value, "game id")
+
+
+def _challenge(dialect: str, data: Mapping[str, Any]) -> Challenge:
+    challenger = data.get("challenger") or {}
+    control = data.get("timeControl") or {}
+    kind = str(control.get("type", "unlimited"))
+    base_ms = increment_ms = None
+    if kind == "clock":
+        # Seconds on both servers.
+        base_ms = round(float(control["limit"]) * 1000)
+        increment_ms = round(float(control.get("increment", 0)) * 1000)
+    fen = data.get("initialFen") if dialect == LICHESS else None
+    return Challenge(
+        id=_required_text(data["id"], "challenge id"),
+        challenger=str(challenger.get("name") or challenger.get("id") or "?"),
+        challenger_is_bot=challenger.get("title") == "BOT",
+        variant=_variant_key(data.get("variant")),
+        rated=bool(data.get("rated", False)),
+        time_control=kind,
+        base_ms=base_ms,
+        increment_ms=increment_ms,
+        initial_fen=_start_fen(fen),
+    )
+
+
+def _variant_key(variant: Any) -> str:
+    """Lichess sends ``{key, name}``, pychess a ``{name}`` or a bare string in places."""
+    if isinstance(variant, str):
+        return variant.lower()
+    if isinstance(variant, Mapping):
+        return str(variant.get("key") or variant.get("name") or "standard").lower()
+    return "standard"
+
+
+def _start_fen(fen: Any) -> str | None:
+    if not isinstance(fen, str) or fen.strip() in ("", "startpos"):
+        return None
+    return fen.strip()
+
+
+def _required_text(value: Any, what: str) -> str:
+    if not isinstance(value, str | int) or value == "":
+        raise ValueError(f"no {what}")
+    return str(value)
+
+
+def _game_event(dialect: str, data: Mapping[str, Any]) -> GameStreamEvent | None:
+    kind = data.get("type")
+    if kind == "gameFull":
+        return _game_full(dialect, data)
+    if kind == "gameState":
+        return _game_state(dialect, data)
+    if kind == "gameEnd":
+        return GameEnded()
+    if kind == "opponentGone":
+        seconds = data.get("claimWinInSeconds")
+        return OpponentGone(bool(data["gone"]), int(seconds) if seconds is not None else None)
+    if kind == "chatLine":
+        return ChatLine(str(data.get("room", "")), str(data.get("username", "")), str(data.get("text", "")))
+    return None
+
+
+def _game_full(dialect: str, data: Mapping[str, Any]) -> GameFull:
+    clock = data.get("clock") or {}
+    base = clock.get("initial")
+    increment = clock.get("increment")
+    rated = data.get("rated")
+    return GameFull(
+        id=_required_text(data["id"], "game id"),
+        variant=_variant_key(data.get("variant")),
+        white=_player(data["white"]),
+        black=_player(data["black"]),
+        initial_fen=_start_fen(data.get("initialFen")),
+        base_ms=int(base) if base is not None else None,
+        increment_ms=int(increment) if increment is not None else None,
+        rated=bool(rated) if rated is not None else None,
+        state=_game_state(dialect, data["state"]),
+    )
+
+
+def _player(data: Mapping[str, Any]) -> Player:
+    name = data.get("name") or data.get("id") or ("AI level " + str(data["aiLevel"]) if "aiLevel" in data else "?")
+    rating = data.get("rating")
+    return Player(
+        name=str(name),
+        id=str(data["id"]) if data.get("id") else None,
+        title=str(data["title"]) if data.get("title") else None,
+        rating=int(rating) if isinstance(rating, int | float) and not isinstance(rating, bool) else None,
+    )
+
+
+def _game_state(dialect: str, data: Mapping[str, Any]) -> GameState:
+    moves = data.get("moves") or ""
+    if not isinstance(moves, str):
+        raise ValueError("moves is not a string")
+    # pychess increments are whole seconds; Lichess's are milliseconds.
+    increment_scale = 1000 if dialect == PYCHESS else 1
+    winner = data.get("winner")
+    return GameState(
+        moves=tuple(moves.split()),
+        wtime_ms=_milliseconds(data["wtime"]),
+        btime_ms=_milliseconds(data["btime"]),
+        winc_ms=_milliseconds(data.get("winc", 0)) * increment_scale,
+        binc_ms=_milliseconds(data.get("binc", 0)) * increment_scale,
+        status=str(data.get("status", "started")),
+        winner=winner if winner in ("white", "black") else None,
+        wdraw=bool(data.get("wdraw", False)),
+        bdraw=bool(data.get("bdraw", False)),
+    )
+
+
+def _milliseconds(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"not a time: {value!r}")
+    return max(0, round(value))
