@@ -38,6 +38,13 @@ def _board(args: argparse.Namespace) -> int:
     return 0
 
 
+def _uci(args: argparse.Namespace) -> int:
+    """Speaks UCI on stdin/stdout until ``quit`` (imported here: only this command needs it)."""
+    from bot.engine import uci
+
+    return uci.run(sys.stdin, sys.stdout)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="knightmate-bot",
@@ -49,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     board = commands.add_parser("board", help="print a position and its legal moves")
     board.add_argument("fen", nargs="?", help="a Knightmate FEN (default: the start position)")
     board.set_defaults(handler=_board)
+
+    uci = commands.add_parser("uci", help="run the engine as a UCI engine on stdin/stdout")
+    uci.set_defaults(handler=_uci)
 
     return parser
 

@@ -1,0 +1,269 @@
+"""``knightmate-bot uci``: the engine behind the Universal Chess Interface, on stdin/stdout.
+
+Commands: ``uci``, ``isready``, ``ucinewgame``, ``setoption`` (``UCI_Variant`` = knightmate,
+``Hash``, ``Move Overhead``), ``position startpos|fen <fen> [moves ...]`` (``m`` and ``n``
+commoner promotions), ``go`` (wtime, btime, winc, binc, movestogo, movetime, depth, nodes,
+infinite), ``stop`` and ``quit``. Searches run on a worker thread so ``stop`` and ``isready``
+are answered while the engine thinks.
+
+Input is untrusted: a malformed or illegal command gets an ``info string error`` line and leaves
+the previous state in place. This module must never crash on input, and never write anything to
+stdout that is not UCI (diagnostics go to the log).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TextIO
+
+import chess
+
+from bot import __version__
+from bot.engine.clock import Limits
+from bot.engine.search import Engine, SearchResult
+from variant import KnightmateBoard
+
+logger = logging.getLogger(__name__)
+
+ENGINE_NAME = f"knightmate-bot {__version__}"
+AUTHOR = "the knightmate-bot authors"
+DEFAULT_HASH_MB = 64
+MAX_HASH_MB = 4096
+#: A GUI on the same machine has little lag; the online bot passes its own overhead.
+DEFAULT_MOVE_OVERHEAD_MS = 30
+MAX_MOVE_OVERHEAD_MS = 5000
+
+_GO_INT_ARGUMENTS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes")
+
+
+class UciError(ValueError):
+    """A command that cannot be obeyed; the message goes back as ``info string error: ...``."""
+
+
+class UciSession:
+    """One UCI conversation: the current position, the options and at most one search."""
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self._write_line = write
+        self._write_lock = threading.Lock()
+        self.engine = Engine(hash_mb=DEFAULT_HASH_MB)
+        self.board = KnightmateBoard()
+        self.move_overhead_ms = DEFAULT_MOVE_OVERHEAD_MS
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        # Set from the moment a search has decided its bestmove: a GUI may send the next 'go'
+        # as soon as it reads that line, before the search thread has quite finished.
+        self._idle = threading.Event()
+        self._idle.set()
+
+    def send(self, line: str) -> None:
+        with self._write_lock:
+            self._write_line(line)
+
+    def handle(self, line: str) -> bool:
+        """Obeys one input line; returns False once the session should end (``quit``)."""
+        tokens = line.split()
+        if not tokens:
+            return True
+        command, arguments = tokens[0], tokens[1:]
+        try:
+            if command == "quit":
+                self.stop_search()
+                return False
+            handler = self._handlers().get(command)
+            if handler is None:
+                raise UciError(f"unknown command {command!r}")
+            handler(arguments)
+        except UciError as error:
+            self.send(f"info string error: {error}")
+        except Exception:  # the session must survive anything a command can throw
+            logger.exception("UCI command failed: %r", line)
+            self.send(f"info string error: internal error on {command!r}")
+        return True
+
+    def _handlers(self) -> dict[str, Callable[[list[str]], None]]:
+        return {
+            "uci": self._uci,
+            "isready": lambda _: self.send("readyok"),
+            "ucinewgame": self._new_game,
+            "setoption": self._setoption,
+            "position": self._position,
+            "go": self._go,
+            "stop": lambda _: self.stop_search(),
+            "debug": lambda _: None,
+        }
+
+    def _uci(self, _: list[str]) -> None:
+        self.send(f"id name {ENGINE_NAME}")
+        self.send(f"id author {AUTHOR}")
+        self.send("option name UCI_Variant type combo default knightmate var knightmate")
+        self.send(f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}")
+        self.send(f"option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD_MS} min 0 "
+                  f"max {MAX_MOVE_OVERHEAD_MS}")
+        self.send("uciok")
+
+    def _new_game(self, _: list[str]) -> None:
+        self.stop_search()
+        self.engine.new_game()
+        self.board = KnightmateBoard()
+
+    def _setoption(self, arguments: list[str]) -> None:
+        if not arguments or arguments[0] != "name":
+            raise UciError("expected 'setoption name <id> [value <x>]'")
+        if "value" in arguments:
+            split = arguments.index("value")
+            name, value = " ".join(arguments[1:split]), " ".join(arguments[split + 1:])
+        else:
+            name, value = " ".join(arguments[1:]), ""
+        key = name.lower()
+        if key == "uci_variant":
+            if value.lower() != "knightmate":
+                raise UciError(f"unsupported variant {value!r}: this engine plays only knightmate")
+        elif key == "hash":
+            self.engine.hash_mb = _int_in_range(name, value, 1, MAX_HASH_MB)
+        elif key == "move overhead":
+            self.move_overhead_ms = _int_in_range(name, value, 0, MAX_MOVE_OVERHEAD_MS)
+        else:
+            raise UciError(f"unknown option {name!r}")
+
+    def _position(self, arguments: list[str]) -> None:
+        if not arguments:
+            raise UciError("expected 'position startpos|fen <fen> [moves ...]'")
+        if "moves" in arguments:
+            split = arguments.index("moves")
+            setup, moves = arguments[:split], arguments[split + 1:]
+        else:
+            setup, moves = arguments, []
+        if setup == ["startpos"]:
+            board = KnightmateBoard()
+        elif setup[0] == "fen" and len(setup) > 1:
+            try:
+                board = KnightmateBoard(" ".join(setup[1:]))
+            except ValueError as error:
+                raise UciError(f"bad fen: {error}") from None
+        else:
+            raise UciError(f"expected 'startpos' or 'fen <fen>', got {' '.join(setup)!r}")
+        for text in moves:
+            try:
+                move = board.parse_uci(text)
+                if not move:
+                    raise chess.IllegalMoveError("a null move is not a move")
+                board.push(move)
+            except ValueError as error:
+                raise UciError(f"position ignored, move {text!r} after {board.fen()!r}: {error}") from None
+        self.board = board
+
+    def _go(self, arguments: list[str]) -> None:
+        if not self._idle.is_set():
+            raise UciError("already searching; send 'stop' first")
+        limits = self._limits(arguments)
+        board = self.board.copy()
+        self.stop_search()
+        self._stop.clear()
+        self._idle.clear()
+        self._thread = threading.Thread(target=self._search, args=(board, limits), name="uci-search", daemon=True)
+        self._thread.start()
+
+    def _limits(self, arguments: list[str]) -> Limits:
+        values: dict[str, int] = {}
+        infinite = False
+        index = 0
+        while index < len(arguments):
+            token = arguments[index]
+            if token == "infinite":
+                infinite = True
+            elif token == "ponder":
+                raise UciError("pondering is not supported")
+            elif token in _GO_INT_ARGUMENTS:
+                if index + 1 >= len(arguments):
+                    raise UciError(f"'go {token}' needs a number")
+                values[token] = _int_in_range(token, arguments[index + 1], -(10**9), 10**12)
+                index += 1
+            else:
+                raise UciError(f"unknown go argument {token!r}")
+            index += 1
+        for name in ("movetime", "depth", "nodes"):
+            if name in values and values[name] < 1:
+                raise UciError(f"'go {name}' must be positive")
+        return Limits(
+            wtime=max(0, values["wtime"]) if "wtime" in values else None,
+            btime=max(0, values["btime"]) if "btime" in values else None,
+            winc=values.get("winc", 0),
+            binc=values.get("binc", 0),
+            movetime=values.get("movetime"),
+            depth=values.get("depth"),
+            nodes=values.get("nodes"),
+            infinite=infinite,
+            move_overhead_ms=self.move_overhead_ms,
+            movestogo=values.get("movestogo"),
+        )
+
+    def _search(self, board: KnightmateBoard, limits: Limits) -> None:
+        try:
+            result = self.engine.search(board, limits, stop=self._stop, on_info=lambda info: self._info(board, info))
+            if limits.infinite:
+                self._stop.wait()  # UCI: no bestmove before 'stop' in an infinite search
+            self._info(board, result)
+            self._bestmove(board, result.move)
+        except Exception:
+            logger.exception("search failed")
+            self.send("info string error: internal error in search")
+            self._bestmove(board, next(iter(board.legal_moves), None))
+
+    def _bestmove(self, board: KnightmateBoard, move: chess.Move | None) -> None:
+        with self._write_lock:
+            self._idle.set()
+            self._write_line(f"bestmove {board.uci(move) if move else '(none)'}")
+
+    def _info(self, board: KnightmateBoard, info: SearchResult) -> None:
+        score = f"mate {info.mate}" if info.mate is not None else f"cp {info.score_cp}"
+        nps = info.nodes * 1000 // max(1, info.time_ms)
+        pv = " ".join(_uci_line(board, info.pv))
+        self.send(f"info depth {info.depth} score {score} nodes {info.nodes} nps {nps} time {info.time_ms}"
+                  + (f" pv {pv}" if pv else ""))
+
+    def stop_search(self) -> None:
+        """Ends a running search; its ``bestmove`` line is written before this returns."""
+        thread = self._thread
+        if thread is not None:
+            self._stop.set()
+            thread.join()
+            self._thread = None
+
+
+def _uci_line(board: KnightmateBoard, moves: tuple[chess.Move, ...]) -> list[str]:
+    """Moves in UCI notation with Knightmate letters (``m`` promotions)."""
+    replay = board.copy(stack=False)
+    texts = []
+    for move in moves:
+        texts.append(replay.uci(move))
+        replay.push(move)
+    return texts
+
+
+def _int_in_range(name: str, text: str, low: int, high: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise UciError(f"{name} must be an integer, got {text!r}") from None
+    if not low <= value <= high:
+        raise UciError(f"{name} must be between {low} and {high}, got {value}")
+    return value
+
+
+def run(stdin: TextIO, stdout: TextIO) -> int:
+    """Runs a UCI session until ``quit`` or the end of input; returns the exit code (0)."""
+
+    def write(line: str) -> None:
+        stdout.write(line + "\n")
+        stdout.flush()
+
+    session = UciSession(write)
+    for line in stdin:
+        if not session.handle(line):
+            break
+    else:
+        session.stop_search()
+    return 0

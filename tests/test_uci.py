@@ -1,0 +1,157 @@
+"""The UCI front end: scripted sessions, bad input, and play through python-chess's chess.engine."""
+
+from __future__ import annotations
+
+import queue
+import sys
+
+import chess
+import chess.engine
+import pytest
+
+from bot.engine.uci import UciSession
+from variant import KnightmateBoard
+
+TIMEOUT_S = 20
+
+
+class Transcript:
+    """A session whose output lines can be awaited (the search answers from its own thread)."""
+
+    def __init__(self) -> None:
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.session = UciSession(self.lines.put)
+
+    def send(self, *lines: str) -> None:
+        for line in lines:
+            assert self.session.handle(line)
+
+    def read_until(self, prefix: str) -> list[str]:
+        """All lines up to and including the first one starting with *prefix*."""
+        seen = []
+        while True:
+            line = self.lines.get(timeout=TIMEOUT_S)
+            seen.append(line)
+            if line.startswith(prefix):
+                return seen
+
+    def drain(self) -> list[str]:
+        seen = []
+        while not self.lines.empty():
+            seen.append(self.lines.get_nowait())
+        return seen
+
+
+def test_uci_handshake_lists_variant_and_options() -> None:
+    transcript = Transcript()
+    transcript.send("uci")
+    lines = transcript.read_until("uciok")
+    assert lines[0].startswith("id name knightmate-bot")
+    assert "option name UCI_Variant type combo default knightmate var knightmate" in lines
+    assert any(line.startswith("option name Hash type spin") for line in lines)
+    transcript.send("setoption name UCI_Variant value knightmate", "setoption name Hash value 8",
+                    "setoption name Move Overhead value 0", "ucinewgame", "isready")
+    assert transcript.read_until("readyok") == ["readyok"]
+
+
+def test_scripted_session_plays_legal_moves_with_info_lines() -> None:
+    transcript = Transcript()
+    transcript.send("uci", "isready")
+    transcript.read_until("readyok")
+    transcript.send("position startpos moves e2e4 e7e5 e1f3", "go depth 3")
+    lines = transcript.read_until("bestmove")
+    infos = [line for line in lines if line.startswith("info depth")]
+    assert [line.split()[2] for line in infos][:3] == ["1", "2", "3"]
+    for field in ("score", "nodes", "nps", "time", "pv"):
+        assert f" {field} " in infos[0]
+    board = KnightmateBoard()
+    for uci in ("e2e4", "e7e5", "e1f3"):
+        board.push_uci(uci)
+    assert board.parse_uci(lines[-1].split()[1]) in board.legal_moves
+
+
+def test_go_with_clock_arguments_answers_in_time() -> None:
+    transcript = Transcript()
+    transcript.send("position fen rmbqkbmr/pppppppp/8/8/4P3/8/PPPP1PPP/RMBQKBMR b KQkq - 0 1",
+                    "go wtime 1000 btime 1000 winc 10 binc 10 movestogo 20")
+    bestmove = transcript.read_until("bestmove")[-1].split()[1]
+    assert chess.Move.from_uci(bestmove) in KnightmateBoard(
+        "rmbqkbmr/pppppppp/8/8/4P3/8/PPPP1PPP/RMBQKBMR b KQkq - 0 1").legal_moves
+
+
+def test_stop_ends_infinite_search_with_bestmove() -> None:
+    transcript = Transcript()
+    transcript.send("position startpos", "go infinite")
+    transcript.read_until("info depth 2")
+    transcript.send("stop")
+    assert transcript.read_until("bestmove")[-1].split()[1] in {
+        KnightmateBoard().uci(move) for move in KnightmateBoard().legal_moves}
+
+
+@pytest.mark.parametrize("promotion", ["m", "n"])
+def test_position_accepts_commoner_promotion_in_both_letters(promotion: str) -> None:
+    transcript = Transcript()
+    transcript.send(f"position fen 8/4P2k/8/8/8/8/8/K7 w - - 0 1 moves e7e8{promotion}", "go depth 1")
+    lines = transcript.read_until("bestmove")
+    assert not [line for line in lines if "error" in line]
+    assert transcript.session.board.piece_at(chess.E8) == chess.Piece(chess.KNIGHT, chess.WHITE)
+
+
+@pytest.mark.parametrize("line", [
+    "position",
+    "position fen",
+    "position fen not/a/fen w - - 0 1",
+    "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "position startpos moves e2e5",
+    "position startpos moves e1g1",
+    "position startpos moves 0000",
+    "position startpos moves zz",
+    "position middlegame",
+    "setoption name Hash value lots",
+    "setoption name Hash value 0",
+    "setoption name UCI_Variant value chess",
+    "setoption name Contempt value 10",
+    "setoption Hash 8",
+    "go depth",
+    "go depth -1",
+    "go movetime abc",
+    "go sideways",
+    "go ponder",
+    "fly",
+])
+def test_malformed_input_gets_info_string_error_and_keeps_position(line: str) -> None:
+    transcript = Transcript()
+    transcript.send("position startpos moves e2e4")
+    transcript.send(line, "isready")
+    lines = transcript.read_until("readyok")
+    assert lines[0].startswith("info string error: ")
+    assert transcript.session.board.move_stack == [chess.Move.from_uci("e2e4")]
+
+
+def test_checkmated_position_answers_bestmove_none() -> None:
+    transcript = Transcript()
+    transcript.send("position fen k7/7p/8/8/8/8/2Q5/7K w - - 0 1 moves c2c6", "go depth 2")
+    assert transcript.read_until("bestmove")[-1] == "bestmove (none)"
+
+
+def test_quit_ends_the_session() -> None:
+    transcript = Transcript()
+    transcript.send("go infinite")
+    assert transcript.session.handle("quit") is False
+    assert transcript.drain()[-1].startswith("bestmove")
+
+
+def test_plays_through_python_chess_engine_with_knightmate_board() -> None:
+    board = KnightmateBoard("8/4P2k/8/8/8/8/1P6/K7 w - - 0 1")
+    board.push_uci("e7e8m")  # the history reaches the engine as e7e8n (Move.uci())
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "bot.cli", "uci"], timeout=TIMEOUT_S)
+    try:
+        engine.configure({"Hash": 16})
+        for _ in range(4):
+            result = engine.play(board, chess.engine.Limit(time=0.1))
+            assert result.move in board.legal_moves
+            board.push(result.move)
+        info = engine.analyse(board, chess.engine.Limit(depth=3))
+        assert info["depth"] == 3 and "score" in info and info["pv"]
+    finally:
+        engine.quit()
