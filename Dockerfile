@@ -1,0 +1,36 @@
+# knightmate-bot as a long-running container service.
+#   docker build -t knightmate-bot .
+#   docker run -d --name knightmate-bot -e KNIGHTMATE_BOT_TOKEN -v knightmate-data:/data knightmate-bot
+# The token comes only from the environment; games (PGNs), the state file and the heartbeat go to
+# the /data volume, which is also the working directory, so relative paths in the config land there.
+# Mount your own config over /config/config.yml to change the defaults.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+RUN useradd --system --create-home --uid 10001 --user-group knightmate
+
+# Only what the package needs to install: no tests, benchmarks or history (see .dockerignore).
+COPY pyproject.toml README.md /src/
+COPY variant /src/variant
+COPY bot /src/bot
+RUN pip install /src && rm -rf /src
+
+COPY config.yml /config/config.yml
+RUN mkdir -p /data && chown knightmate:knightmate /data
+VOLUME ["/data"]
+WORKDIR /data
+USER knightmate
+
+# Healthy while the bot's event stream is alive: the bot touches a heartbeat file on every line
+# (keep-alives included) and `health` checks how old it is.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
+    CMD ["knightmate-bot", "health", "--config", "/config/config.yml"]
+
+# `docker stop` sends SIGTERM; the bot leaves its streams and exits 0 within seconds.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["knightmate-bot"]
+CMD ["run", "--config", "/config/config.yml"]
