@@ -118,7 +118,7 @@ def test_promotion_to_commoner_is_written_m_and_read_as_m_or_n() -> None:
     board = KnightmateBoard("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1")
     move = board.parse_uci("b7b8m")
     assert move == board.parse_uci("b7b8n") == chess.Move(chess.B7, chess.B8, COMMONER)
-    assert board.uci(move) == "b7b8m"
+    assert board.uci(move) == board.xboard(move) == "b7b8m"
     assert board.san(move) == "b8=M" == fairy.san(board.fen(), "b7b8m")
     assert board.parse_san("b8=M") == move
     board.push(move)

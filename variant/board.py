@@ -235,8 +235,11 @@ class KnightmateBoard(chess.Board):
 
     def uci(self, move: Move, *, chess960: bool | None = None) -> str:
         """Gets the UCI notation of the move, with ``m`` for a commoner promotion."""
-        text = super().uci(move, chess960=chess960)
-        return text[:-1] + "m" if move.promotion == COMMONER else text
+        return _commoner_promotion_letter(super().uci(move, chess960=chess960), move)
+
+    def xboard(self, move: Move, chess960: bool | None = None) -> str:
+        """Gets the XBoard notation of the move, with ``m`` for a commoner promotion."""
+        return _commoner_promotion_letter(super().xboard(move, chess960), move)
 
     def parse_uci(self, uci: str) -> Move:
         """Parses a move in UCI notation; ``e7e8m`` and ``e7e8n`` both promote to a commoner.
@@ -249,3 +252,8 @@ class KnightmateBoard(chess.Board):
             return super().parse_uci(internal)
         except ValueError as error:
             raise type(error)(str(error).replace(repr(internal), repr(uci))) from None
+
+
+def _commoner_promotion_letter(text: str, move: Move) -> str:
+    """python-chess spells a promotion to its KNIGHT piece type ``n``; Knightmate spells it ``m``."""
+    return text[:-1] + "m" if move.promotion == COMMONER else text
