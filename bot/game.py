@@ -1,0 +1,276 @@
+"""One game's state, decisions and record: events in, board and answers out. No I/O, no threads.
+
+The board is rebuilt from ``initialFen`` and the full move list on every state the server sends,
+so a reconnect, a skipped line or a restart can never leave the bot on a stale position. The
+game knows whose turn it is, what the engine may spend (:meth:`Game.limits`), which moves are
+legal, when to abort a game the opponent never started, and how it ended.
+
+Results are never guessed. Lichess says how a game ended; pychess often does not (a bare
+``gameEnd``), so the result is then read from the final position when that position is over
+(mate, stalemate, dead draw), and is otherwise ``*`` with the reason in :attr:`Result.reason`.
+A wrong result in a PGN is a defect; an honest ``*`` is not.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import time
+from dataclasses import dataclass
+
+import chess
+import chess.pgn
+
+from bot.challenges import start_position_problem
+from bot.engine import Limits
+from bot.events import GameEnded, GameFull, GameState, GameStreamEvent, OpponentGone, Player
+from variant import STARTING_FEN, KnightmateBoard
+
+log = logging.getLogger(__name__)
+
+#: Our own last move counts for the result (pychess never echoes a game-ending move) only when
+#: our clock still had this much left as it was posted: a move posted near zero may have flagged.
+SAFE_CLOCK_MARGIN_MS = 1_000
+
+_DECISIVE_STATUSES = {
+    "mate": "normal", "resign": "normal", "variantEnd": "normal",
+    "outoftime": "time forfeit", "timeout": "abandoned", "cheat": "rules infraction",
+}
+
+
+@dataclass(frozen=True)
+class Result:
+    result: str          # "1-0", "0-1", "1/2-1/2" or "*"
+    termination: str     # PGN Termination: normal, time forfeit, abandoned, rules infraction, unterminated
+    reason: str          # one sentence for the log and the PGN comment
+
+
+class Game:
+    """A game as the bot sees it. Feed it stream events with :meth:`apply`."""
+
+    def __init__(self, game_id: str, username: str, *, site: str = "", move_overhead_ms: int = 300,
+                 max_move_time_ms: int | None = None, abort_after_s: float = 60.0) -> None:
+        self.id = game_id
+        self.username = username
+        self.site = site
+        self.move_overhead_ms = move_overhead_ms
+        self.max_move_time_ms = max_move_time_ms
+        self.abort_after_s = abort_after_s
+        self.color: chess.Color | None = None
+        self.white: Player | None = None
+        self.black: Player | None = None
+        self.initial_fen: str | None = None
+        self.base_ms: int | None = None
+        self.increment_ms: int | None = None
+        self.board = KnightmateBoard()
+        self.state: GameState | None = None
+        self.state_received = 0.0       # time.monotonic() of the latest state
+        self.ended = False              # the server said the game is over
+        self.setup_problem: str | None = None   # why the bot must not play this game (abort it)
+        self.sync_problem: str | None = None    # why the last move list made no sense
+        self.claim_win_at: float | None = None
+        self._own_pending: tuple[int, chess.Move] | None = None  # posted, not yet echoed
+        self._waiting_since = time.monotonic()
+        self.started = datetime.datetime.now(datetime.UTC)
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def apply(self, event: GameStreamEvent, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        if isinstance(event, GameFull):
+            self._apply_full(event)
+            self._apply_state(event.state, now)
+        elif isinstance(event, GameState):
+            self._apply_state(event, now)
+        elif isinstance(event, GameEnded):
+            self.ended = True
+        elif isinstance(event, OpponentGone):
+            self.claim_win_at = (now + event.claim_win_in_s
+                                 if event.gone and event.claim_win_in_s is not None else None)
+
+    def _apply_full(self, full: GameFull) -> None:
+        self.white, self.black = full.white, full.black
+        self.initial_fen = full.initial_fen
+        self.base_ms, self.increment_ms = full.base_ms, full.increment_ms
+        me = self.username.lower()
+        if me in (_name(full.white), (full.white.id or "").lower()):
+            self.color = chess.WHITE
+        elif me in (_name(full.black), (full.black.id or "").lower()):
+            self.color = chess.BLACK
+        else:
+            self.setup_problem = f"{self.username} plays neither side"
+        if full.variant != "knightmate":
+            self.setup_problem = f"variant {full.variant} is not Knightmate"
+        # pychess shows a custom start position only here, never in the challenge.
+        fen_problem = start_position_problem(full.initial_fen)
+        if fen_problem is not None:
+            self.setup_problem = f"start position: {fen_problem}"
+
+    def _apply_state(self, state: GameState, now: float) -> None:
+        if self.state is None or state.moves != self.state.moves:
+            self._waiting_since = now
+        self.state = state
+        self.state_received = now
+        if state.is_over:
+            self.ended = True
+        if start_position_problem(self.initial_fen) is None:
+            self.board = self._rebuild(state.moves)
+        if self._own_pending is not None and len(state.moves) > self._own_pending[0]:
+            self._own_pending = None
+
+    def _rebuild(self, moves: tuple[str, ...]) -> KnightmateBoard:
+        board = KnightmateBoard(self.initial_fen or STARTING_FEN)
+        self.sync_problem = None
+        for ply, uci in enumerate(moves):
+            try:
+                board.push(board.parse_uci(uci))
+            except ValueError:
+                self.sync_problem = f"illegal move {uci!r} at ply {ply + 1} in the server's move list"
+                log.error("game %s: %s", self.id, self.sync_problem)
+                break
+        return board
+
+    # -- questions -------------------------------------------------------------------------------
+
+    @property
+    def problem(self) -> str | None:
+        return self.setup_problem or self.sync_problem
+
+    @property
+    def ply(self) -> int:
+        return len(self.state.moves) if self.state is not None else 0
+
+    @property
+    def my_turn(self) -> bool:
+        return (not self.ended and self.problem is None and self.state is not None
+                and self.color is not None and self.board.turn == self.color
+                and self.board.outcome() is None)
+
+    @property
+    def opponent(self) -> Player | None:
+        return self.black if self.color == chess.WHITE else self.white
+
+    def opponent_offers_draw(self) -> bool:
+        if self.state is None or self.color is None:
+            return False
+        return self.state.bdraw if self.color == chess.WHITE else self.state.wdraw
+
+    def my_clock_ms(self, now: float | None = None) -> int | None:
+        """Our clock now: the server's figure less the time since that state arrived, on our turn."""
+        if self.state is None or self.color is None:
+            return None
+        remaining = self.state.wtime_ms if self.color == chess.WHITE else self.state.btime_ms
+        if self.my_turn:
+            now = time.monotonic() if now is None else now
+            remaining -= int((now - self.state_received) * 1000)
+        return max(0, remaining)
+
+    def limits(self, now: float | None = None) -> Limits:
+        """What the engine may spend on this move, from the clocks as they are now."""
+        assert self.state is not None and self.color is not None
+        mine = self.my_clock_ms(now)
+        wtime, btime = self.state.wtime_ms, self.state.btime_ms
+        if self.color == chess.WHITE:
+            wtime = mine if mine is not None else wtime
+        else:
+            btime = mine if mine is not None else btime
+        return Limits(wtime=wtime, btime=btime, winc=self.state.winc_ms, binc=self.state.binc_ms,
+                      movetime=self.max_move_time_ms, move_overhead_ms=self.move_overhead_ms)
+
+    def fallback_deadline(self) -> float:
+        """When to stop waiting for the engine and post any legal move: half our clock from the state."""
+        mine = self.my_clock_ms(self.state_received) or 0
+        budget_ms = max(200, (mine - self.move_overhead_ms) // 2)
+        if self.max_move_time_ms is not None:
+            budget_ms = min(max(budget_ms, 200), self.max_move_time_ms + 2_000)
+        return self.state_received + budget_ms / 1000
+
+    def legal_move(self, uci: str | None) -> chess.Move | None:
+        """The move if it is legal here and now, else ``None``: nothing unchecked is ever posted."""
+        if uci is None or not self.my_turn:
+            return None
+        try:
+            move = self.board.parse_uci(uci)
+        except ValueError:
+            return None
+        return move if self.board.is_legal(move) else None
+
+    def fallback_move(self) -> chess.Move:
+        """A legal move without the engine: a capture or check if there is one, else the first."""
+        moves = list(self.board.legal_moves)
+        forcing = [move for move in moves if self.board.is_capture(move) or self.board.gives_check(move)]
+        return (forcing or moves)[0]
+
+    def abort_deadline(self) -> float | None:
+        """When to abort: the opponent has not made a first move after ``abort_after_s``."""
+        if self.ended or self.state is None or self.color is None or self.my_turn:
+            return None
+        opponent_moves = (self.ply + (1 if self.color == chess.BLACK else 0)) // 2
+        if opponent_moves > 0:
+            return None
+        return self._waiting_since + self.abort_after_s
+
+    def note_own_move(self, move: chess.Move, clock_ms: int | None) -> None:
+        """Remembers a posted move; it may decide the result if pychess never echoes it."""
+        if clock_ms is not None and clock_ms >= SAFE_CLOCK_MARGIN_MS:
+            self._own_pending = (self.ply, move)
+
+    # -- the end ---------------------------------------------------------------------------------
+
+    def final_board(self) -> KnightmateBoard:
+        board = self.board.copy()
+        if self._own_pending is not None and self._own_pending[0] == self.ply and board.is_legal(self._own_pending[1]):
+            board.push(self._own_pending[1])
+        return board
+
+    def result(self) -> Result:
+        state = self.state
+        if state is None:
+            return Result("*", "unterminated", "the game was never seen")
+        if state.is_over:
+            return self._result_from_status(state)
+        board = self.final_board()
+        outcome = board.outcome()
+        if outcome is not None:
+            return Result(outcome.result(), "normal", f"{outcome.termination.name.lower()} on the board")
+        if not self.ended:
+            return Result("*", "unterminated", "the bot left the game before it ended")
+        if board.can_claim_draw():
+            return Result("*", "unterminated",
+                          "ended in a position where a draw could be claimed; the server did not say")
+        return Result("*", "unterminated", "the server ended the game without saying how "
+                      "(resignation, flag, abort, or a move the bot never saw)")
+
+    @staticmethod
+    def _result_from_status(state: GameState) -> Result:
+        status = state.status
+        if status in ("aborted", "noStart"):
+            return Result("*", "unterminated", f"game {status}")
+        if status in ("draw", "stalemate") or (status in ("outoftime", "timeout") and state.winner is None):
+            return Result("1/2-1/2", "normal" if status != "outoftime" else "time forfeit", status)
+        if status in _DECISIVE_STATUSES and state.winner is not None:
+            return Result("1-0" if state.winner == "white" else "0-1", _DECISIVE_STATUSES[status],
+                          f"{status}, {state.winner} wins")
+        return Result("*", "unterminated", f"status {status} without a winner")
+
+    def pgn(self, result: Result) -> str:
+        game = chess.pgn.Game.from_board(self.final_board())
+        headers = game.headers
+        headers["Event"] = "knightmate-bot game"
+        headers["Site"] = f"{self.site.rstrip('/')}/{self.id}" if self.site else self.id
+        headers["Date"] = self.started.strftime("%Y.%m.%d")
+        headers["White"] = self.white.name if self.white else "?"
+        headers["Black"] = self.black.name if self.black else "?"
+        headers["Result"] = result.result
+        headers["Variant"] = "Knightmate"
+        headers["Termination"] = result.termination
+        if self.base_ms is not None and self.increment_ms is not None:
+            headers["TimeControl"] = f"{self.base_ms // 1000}+{self.increment_ms // 1000}"
+        else:
+            headers["TimeControl"] = "?"
+        game.end().comment = result.reason
+        return str(game) + "\n"
+
+
+def _name(player: Player) -> str:
+    return player.name.lower()

@@ -1,0 +1,114 @@
+"""What the bot keeps on disk: the unfinished-games state file, the PGN files, the heartbeat.
+
+Every write goes to a temporary file in the same directory first and is then renamed over the
+target, so a bot killed mid-write leaves the old file or the new one, never half of one. A state
+file that cannot be read is logged and treated as empty rather than stopping the bot: losing
+track of a game is bad, refusing to start at all is worse. Nothing here knows about HTTP or chess.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+class StateFile:
+    """The ids of the games the bot is playing, so a restarted bot reopens their streams.
+
+    Thread-safe: game threads add and remove ids while the runner reads them.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._ids: list[str] = self._read()
+
+    def _read(self) -> list[str]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError) as error:
+            log.error("state file %s unreadable (%s): starting without remembered games", self.path, error)
+            return []
+        games = data.get("unfinished_games") if isinstance(data, dict) else None
+        if not isinstance(games, list) or not all(isinstance(item, str) for item in games):
+            log.error("state file %s has no list of game ids: starting without remembered games", self.path)
+            return []
+        return games
+
+    def game_ids(self) -> list[str]:
+        with self._lock:
+            return list(self._ids)
+
+    def add(self, game_id: str) -> None:
+        with self._lock:
+            if game_id not in self._ids:
+                self._ids.append(game_id)
+                self._write()
+
+    def remove(self, game_id: str) -> None:
+        with self._lock:
+            if game_id in self._ids:
+                self._ids.remove(game_id)
+                self._write()
+
+    def _write(self) -> None:
+        try:
+            write_atomically(self.path, json.dumps({"unfinished_games": self._ids}, indent=1) + "\n")
+        except OSError as error:
+            log.error("cannot write state file %s: %s", self.path, error)
+
+
+def write_pgn(directory: str | os.PathLike[str], game_id: str, text: str) -> Path | None:
+    """Writes one finished game's PGN as ``DIRECTORY/<game id>.pgn``; ``None`` (and a log line) on failure."""
+    path = Path(directory) / f"{_UNSAFE.sub('_', game_id) or 'game'}.pgn"
+    try:
+        write_atomically(path, text)
+    except OSError as error:
+        log.error("cannot write PGN %s: %s", path, error)
+        return None
+    return path
+
+
+def touch(path: str | os.PathLike[str]) -> None:
+    """Marks the heartbeat file as fresh; failures are logged once per call, never raised."""
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.touch()
+        os.utime(target)
+    except OSError as error:
+        log.warning("cannot touch heartbeat file %s: %s", target, error)
+
+
+def age_s(path: str | os.PathLike[str]) -> float | None:
+    """Seconds since ``path`` was last touched, ``None`` if it does not exist."""
+    try:
+        return max(0.0, time.time() - Path(path).stat().st_mtime)
+    except OSError:
+        return None

@@ -1,0 +1,238 @@
+"""bot.game: one game's board, turn, clocks, legality, abort timing, result and PGN, without I/O."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+
+import chess
+import chess.pgn
+import pytest
+
+from bot.events import GameEnded, GameFull, GameState, OpponentGone, Player
+from bot.game import Game
+
+# White mates at ply 7 with the queen: d1h5.
+MATING_LINE = ("e2e3", "e8d6", "d2d3", "d6f5", "c1d2", "f5h6", "d1h5")
+CUSTOM_FEN = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+
+
+def state(moves: tuple[str, ...] = (), *, wtime: int = 60_000, btime: int = 60_000, status: str = "started",
+          winner: str | None = None, inc: int = 0) -> GameState:
+    return GameState(moves=moves, wtime_ms=wtime, btime_ms=btime, winc_ms=inc, binc_ms=inc, status=status,
+                     winner=winner)
+
+
+def full(moves: tuple[str, ...] = (), *, me_white: bool = True, fen: str | None = None, pychess: bool = True,
+         variant: str = "knightmate") -> GameFull:
+    me = Player("mybot") if pychess else Player("MyBot", id="mybot", title="BOT")
+    other = Player("Alice") if pychess else Player("Alice", id="alice")
+    white, black = (me, other) if me_white else (other, me)
+    return GameFull(id="g1", variant=variant, white=white, black=black, initial_fen=fen,
+                    base_ms=None if pychess else 60_000, increment_ms=None if pychess else 0, rated=None,
+                    state=state(moves))
+
+
+def new_game(**kwargs: object) -> Game:
+    return Game("g1", "mybot", site="http://127.0.0.1:1", abort_after_s=30.0, **kwargs)  # type: ignore[arg-type]
+
+
+def test_colour_is_found_by_name_on_pychess_and_by_id_on_lichess() -> None:
+    game = new_game()
+    game.apply(full(me_white=False))
+    assert game.color == chess.BLACK
+    game = new_game()
+    game.apply(full(pychess=False))
+    assert game.color == chess.WHITE and game.problem is None
+
+
+def test_board_is_rebuilt_from_the_custom_start_and_the_whole_move_list() -> None:
+    game = new_game()
+    game.apply(full(fen=CUSTOM_FEN))
+    game.apply(state(("e2e4", "e8f6")))
+    expected = chess.Board(CUSTOM_FEN)
+    assert game.board.board_fen() != expected.board_fen()
+    assert game.board.piece_at(chess.E4) == chess.Piece(chess.PAWN, chess.WHITE)
+    assert game.board.piece_at(chess.F6) == chess.Piece(chess.KING, chess.BLACK)
+    assert game.my_turn and game.ply == 2
+
+
+def test_a_skipped_state_does_not_matter_because_each_state_carries_all_moves() -> None:
+    game = new_game()
+    game.apply(full())
+    game.apply(state(MATING_LINE[:4]))
+    assert game.board.fen() == new_game_board(MATING_LINE[:4]).fen()
+
+
+def new_game_board(moves: tuple[str, ...]) -> chess.Board:
+    game = new_game()
+    game.apply(full(moves))
+    return game.board
+
+
+def test_only_legal_moves_on_our_turn_pass_validation() -> None:
+    game = new_game()
+    game.apply(full())
+    assert game.legal_move("e1f3") is not None           # the royal knight jumps
+    assert game.legal_move("b1c3") is None               # a commoner does not
+    assert game.legal_move("e7e5") is None               # not our piece
+    assert game.legal_move("zz") is None
+    game.apply(state(("e1f3",)))
+    assert not game.my_turn and game.legal_move("e7e5") is None
+
+
+def test_fallback_move_is_legal() -> None:
+    game = new_game()
+    game.apply(full(MATING_LINE[:6]))
+    assert game.fallback_move() in game.board.legal_moves
+
+
+def test_limits_take_the_time_since_the_state_off_our_clock() -> None:
+    game = Game("g1", "mybot", move_overhead_ms=250, max_move_time_ms=500)
+    game.apply(full(), now=100.0)
+    game.apply(state(wtime=30_000, btime=40_000, inc=2_000), now=100.0)
+    limits = game.limits(now=100.4)
+    assert (limits.wtime, limits.btime, limits.winc, limits.binc) == (29_600, 40_000, 2_000, 2_000)
+    assert (limits.move_overhead_ms, limits.movetime) == (250, 500)
+
+
+def test_lichess_result_comes_from_status_and_winner() -> None:
+    game = new_game()
+    game.apply(full(pychess=False))
+    game.apply(state(("e2e3",), status="resign", winner="black"))
+    assert game.ended and not game.my_turn
+    result = game.result()
+    assert (result.result, result.termination) == ("0-1", "normal")
+
+
+@pytest.mark.parametrize(("status", "winner", "expected"), [
+    ("outoftime", "white", ("1-0", "time forfeit")),
+    ("outoftime", None, ("1/2-1/2", "time forfeit")),
+    ("stalemate", None, ("1/2-1/2", "normal")),
+    ("aborted", None, ("*", "unterminated")),
+    ("unknownFinish", None, ("*", "unterminated")),
+])
+def test_lichess_statuses(status: str, winner: str | None, expected: tuple[str, str]) -> None:
+    game = new_game()
+    game.apply(full(pychess=False))
+    game.apply(state(status=status, winner=winner))
+    assert (game.result().result, game.result().termination) == expected
+
+
+def test_pychess_mate_seen_on_the_board_is_scored() -> None:
+    game = new_game()
+    game.apply(full(me_white=False))
+    game.apply(state(MATING_LINE))
+    game.apply(GameEnded())
+    assert game.result().result == "1-0"
+
+
+def test_pychess_bare_game_end_in_a_live_position_is_unknown_not_a_guess() -> None:
+    game = new_game()
+    game.apply(full(me_white=False))
+    game.apply(state(MATING_LINE[:6]))    # the mating move itself is never echoed by pychess
+    game.apply(GameEnded())
+    result = game.result()
+    assert result.result == "*" and "without saying how" in result.reason
+
+
+def test_pychess_our_own_unechoed_mating_move_wins() -> None:
+    game = new_game()
+    game.apply(full())
+    game.apply(state(MATING_LINE[:6]))
+    move = game.legal_move("d1h5")
+    assert move is not None
+    game.note_own_move(move, clock_ms=game.my_clock_ms())
+    game.apply(GameEnded())
+    assert game.result().result == "1-0"
+
+
+def test_pychess_our_own_mating_move_posted_at_the_flag_is_not_counted() -> None:
+    game = new_game()
+    game.apply(full())
+    game.apply(state(MATING_LINE[:6], wtime=300))
+    move = game.legal_move("d1h5")
+    assert move is not None
+    game.note_own_move(move, clock_ms=300)
+    game.apply(GameEnded())
+    assert game.result().result == "*"
+
+
+def test_abort_deadline_runs_only_while_the_opponent_has_not_moved() -> None:
+    game = new_game()
+    game.apply(full(), now=10.0)
+    assert game.abort_deadline() is None                 # our turn
+    game.apply(state(("e2e3",)), now=12.0)
+    assert game.abort_deadline() == 42.0                 # 30 s after our first move
+    game.apply(state(("e2e3", "e7e6")), now=20.0)
+    game.apply(state(("e2e3", "e7e6", "d2d3")), now=21.0)
+    assert game.abort_deadline() is None
+
+
+def test_abort_deadline_as_black_waits_for_whites_first_move() -> None:
+    game = new_game()
+    game.apply(full(me_white=False), now=5.0)
+    assert game.abort_deadline() == 35.0
+
+
+def test_an_illegal_custom_start_position_is_a_problem_and_never_our_turn() -> None:
+    game = new_game()
+    game.apply(full(fen="4k3/8/8/8/8/8/8/4K2P w - - 0 1"))
+    assert game.problem is not None and "start position" in game.problem
+    assert not game.my_turn
+
+
+def test_another_variant_is_a_problem() -> None:
+    game = new_game()
+    game.apply(full(variant="chess"))
+    assert game.problem is not None
+
+
+def test_a_server_move_list_with_an_illegal_move_stops_the_bot_from_moving() -> None:
+    game = new_game()
+    game.apply(full())
+    game.apply(state(("e2e4", "b8c6")))
+    assert game.sync_problem is not None and not game.my_turn
+    game.apply(state(("e2e4", "e7e5")))
+    assert game.problem is None and game.my_turn
+
+
+def test_opponent_gone_sets_and_clears_the_claim_time() -> None:
+    game = new_game()
+    game.apply(full(pychess=False))
+    game.apply(OpponentGone(True, 10), now=50.0)
+    assert game.claim_win_at == 60.0
+    game.apply(OpponentGone(False, None), now=52.0)
+    assert game.claim_win_at is None
+
+
+def test_opponent_draw_offer_is_read_from_the_opponents_flag() -> None:
+    game = new_game()
+    game.apply(full(pychess=False))
+    game.apply(replace(state(("e2e3",)), bdraw=True))
+    assert game.opponent_offers_draw()
+    game.apply(replace(state(("e2e3",)), wdraw=True))
+    assert not game.opponent_offers_draw()
+
+
+def test_pgn_has_variant_players_result_termination_and_reads_back() -> None:
+    game = new_game()
+    game.apply(full(fen=CUSTOM_FEN, pychess=False))
+    game.apply(state(("e2e4", "e8f6"), status="resign", winner="white"))
+    text = game.pgn(game.result())
+    parsed = chess.pgn.read_game(io.StringIO(text))
+    assert parsed is not None
+    headers = parsed.headers
+    assert headers["Variant"] == "Knightmate" and headers["FEN"] == CUSTOM_FEN
+    assert (headers["White"], headers["Black"]) == ("MyBot", "Alice")
+    assert (headers["Result"], headers["Termination"], headers["TimeControl"]) == ("1-0", "normal", "60+0")
+    assert [move.uci() for move in parsed.mainline_moves()] == ["e2e4", "e8f6"]
+
+
+def test_pgn_of_an_unknown_result_says_why() -> None:
+    game = new_game()
+    game.apply(full())
+    game.apply(state(("e2e3", "e7e6")))
+    game.apply(GameEnded())
+    text = game.pgn(game.result())
+    assert '[Result "*"]' in text and "without saying how" in text
