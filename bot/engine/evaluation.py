@@ -65,6 +65,10 @@ PASSED_PAWN_EG = (0, 10, 20, 35, 60, 95, 140, 0)
 DOUBLED_PAWN = -12
 ISOLATED_PAWN = -12
 
+#: Quiescence trusts material and piece-square terms alone when they beat beta by this much: the
+#: other terms rarely add up to more (royal knight safety is the largest, at most about -300).
+LAZY_MARGIN = 350
+
 # Piece-square tables from White's view, a1 first (row 1 is rank 1), in centipawns. Black uses
 # the mirrored square. Each table pair is (middlegame, endgame).
 _PAWN_MG = (
@@ -191,6 +195,15 @@ def _castling_rook_squares(move: chess.Move) -> tuple[chess.Square, chess.Square
     return chess.square(0, rank), chess.square(3, rank)
 
 
+def material_score(turn: chess.Color, terms: Terms) -> int:
+    """Only the incremental part of :func:`evaluate` (material and piece-square terms), for the
+    side to move: a cheap bound when the full evaluation cannot change a cutoff."""
+    mg, eg, phase = terms
+    phase = min(phase, PHASE_TOTAL)
+    score = (mg * phase + eg * (PHASE_TOTAL - phase)) // PHASE_TOTAL
+    return score if turn == chess.WHITE else -score
+
+
 def evaluate(board: chess.Board, terms: Terms, pawn_cache: dict[tuple[int, int], Terms]) -> int:
     """The score of *board* for the side to move, given its up-to-date :func:`base_terms`.
 
@@ -242,7 +255,7 @@ def _royal_safety(board: chess.Board, color: chess.Color, occupied: Bitboard) ->
         lines = _queen_attacks(square, occupied) & ~enemy
         for queen in chess.scan_forward(enemy_queens):
             score -= QUEEN_CHECK_PENALTY * chess.popcount(_queen_attacks(queen, occupied) & lines)
-            score -= QUEEN_NEAR_PENALTY[chess.square_distance(queen, square)]
+            score -= QUEEN_NEAR_PENALTY[_DISTANCE[queen][square]]
     return score
 
 
@@ -273,6 +286,8 @@ def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> Terms:
                 eg += sign * DOUBLED_PAWN * extra
     return mg, eg, 0
 
+
+_DISTANCE = [[chess.square_distance(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
 
 _ADJACENT_FILES = [
     (BB_FILES[file - 1] if file > 0 else 0) | (BB_FILES[file + 1] if file < 7 else 0) for file in range(8)

@@ -29,6 +29,7 @@ from chess import BB_SQUARES
 
 from bot.engine import evaluation
 from bot.engine.clock import Budget, Limits, budget
+from bot.engine.moves import captures
 from variant import KnightmateBoard
 
 logger = logging.getLogger(__name__)
@@ -46,8 +47,12 @@ TT_ENTRY_BYTES = 200
 #: Below this depth remaining, positions whose static eval beats beta by a margin are cut.
 REVERSE_FUTILITY_DEPTH = 3
 REVERSE_FUTILITY_MARGIN = 120  # centipawns per ply of depth
-#: Quiescence skips captures that cannot lift the score to alpha even with this margin.
+#: Quiescence skips captures that cannot lift the score to alpha even with this margin (the
+#: largest positional swing one capture is expected to cause).
 DELTA_MARGIN = 200
+
+#: Evaluations remembered per search (about 100 bytes each).
+EVAL_CACHE_SIZE = 200_000
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -140,6 +145,7 @@ class _Search:
         self.tt_capacity = tt_capacity
         self.history = history
         self.pawn_cache = pawn_cache
+        self.eval_cache: dict[int, int] = {}
         self.nodes = 0
         self.node_limit = limits.nodes if limits.nodes is not None else None
         self.next_check = CHECK_EVERY
@@ -270,7 +276,7 @@ class _Search:
                     return score
 
         if not pv_node and not in_check:
-            static = evaluation.evaluate(board, self.terms[-1], self.pawn_cache)
+            static = self._evaluate()
             if depth <= REVERSE_FUTILITY_DEPTH and static - REVERSE_FUTILITY_MARGIN * depth >= beta \
                     and abs(beta) < MATE_BOUND:
                 return static
@@ -333,21 +339,24 @@ class _Search:
         if self.nodes >= self.next_check:
             self._checkpoint()
         in_check = board.is_check()
+        moves: Iterable[tuple[int, chess.Move]]
         if in_check:
             if ply >= MAX_PLY:
-                return evaluation.evaluate(board, self.terms[-1], self.pawn_cache)
+                return self._evaluate()
             moves = _by_capture_value(board, board.generate_legal_moves())
             best = -MATE + ply
         else:
-            stand_pat = evaluation.evaluate(board, self.terms[-1], self.pawn_cache)
+            terms = self.terms[-1]
+            stand_pat = evaluation.material_score(board.turn, terms)
+            if stand_pat - evaluation.LAZY_MARGIN < beta:
+                stand_pat = self._evaluate()
             if stand_pat >= beta or ply >= MAX_PLY:
                 return stand_pat
             alpha = max(alpha, stand_pat)
             best = stand_pat
-            moves = _by_capture_value(board, board.generate_pseudo_legal_captures())
-        for value, move in moves:
-            if not in_check and best + value + DELTA_MARGIN <= alpha and move.promotion is None:
-                continue
+            # Delta pruning: captures that cannot lift the score to alpha are not generated.
+            moves = captures(board, alpha - stand_pat - DELTA_MARGIN + 1)
+        for _, move in moves:
             self._push(move)
             if not in_check and self._left_in_check(move):
                 self._pop()
@@ -386,6 +395,16 @@ class _Search:
         self.board.pop()
         self.terms.pop()
         self.keys.pop()
+
+    def _evaluate(self) -> int:
+        """The full static evaluation, cached by position key (transpositions are common)."""
+        key = self.keys[-1]
+        score = self.eval_cache.get(key)
+        if score is None:
+            if len(self.eval_cache) >= EVAL_CACHE_SIZE:
+                self.eval_cache.clear()
+            score = self.eval_cache[key] = evaluation.evaluate(self.board, self.terms[-1], self.pawn_cache)
+        return score
 
     def _left_in_check(self, move: chess.Move) -> bool:
         """After pushing *move*: does it leave the mover's own royal knight attacked?"""
