@@ -1,0 +1,252 @@
+"""The sandbox's HTTP layer: routes, bodies, statuses and chunked streaming on a threading server.
+
+Each request is matched to a route and a request kind, checked against injected faults, then
+authenticated and handed to the :class:`~bot.sandbox.world.World` action; answers are JSON (or
+HTML for injected errors, as proxies send), streams are ndjson in hand-written HTTP/1.1 chunks.
+This module speaks HTTP only: it never decides game rules, and it never logs tokens or bodies.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import socket
+import threading
+import urllib.parse
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from bot.sandbox.dialect import JsonObject
+from bot.sandbox.faults import Faults
+from bot.sandbox.model import Account
+from bot.sandbox.streams import Stream
+from bot.sandbox.world import ApiError, Conflict, World
+
+logger = logging.getLogger(__name__)
+
+#: The raw reply pychess writes inside a 200's chunked body when it will not open a game stream.
+RAW_CONFLICT = (b"HTTP/1.1 409 Conflict\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                b"Content-Length: 8\r\n\r\nConflict")
+
+_MAX_BODY = 64 * 1024
+
+
+class Request:
+    """What an action needs from a request: the account, path parameters, form and query."""
+
+    def __init__(self, account: Account, params: dict[str, str], form: dict[str, str], json_body: bool,
+                 query: dict[str, str], headers: dict[str, str]) -> None:
+        self.account = account
+        self.params = params
+        self.form = form
+        self.json_body = json_body
+        self.query = query
+        self.headers = headers
+
+
+Action = Callable[[World, Request], "JsonObject | tuple[Stream, list[bytes]]"]
+
+
+def _routes() -> list[tuple[str, re.Pattern[str], str, Action]]:
+    game = r"/api/bot/game/(?P<game>[A-Za-z0-9]+)"
+    challenge = r"/api/challenge/(?P<challenge>[A-Za-z0-9]+)"
+    table: list[tuple[str, str, str, Action]] = [
+        ("GET", r"/api/account", "account", lambda w, r: w.account_json(r.account)),
+        ("POST", r"/api/bot/account/upgrade", "upgrade", lambda w, r: w.upgrade(r.account)),
+        ("GET", r"/api/stream/event", "stream_event", lambda w, r: w.open_event_stream(r.account, r.headers)),
+        ("GET", r"/api/bot/game/stream/(?P<game>[A-Za-z0-9]+)", "stream_game",
+         lambda w, r: w.open_game_stream(r.account, r.params["game"])),
+        ("POST", game + r"/move/(?P<uci>[a-z0-9]+)", "move",
+         lambda w, r: w.move(r.account, r.params["game"], r.params["uci"],
+                             offering_draw=r.query.get("offeringDraw") == "true")),
+        ("POST", game + r"/chat", "chat",
+         lambda w, r: w.chat(r.account, r.params["game"], r.form.get("room"), r.form.get("text"))),
+        ("POST", game + r"/abort", "abort", lambda w, r: w.abort(r.account, r.params["game"])),
+        ("POST", game + r"/resign", "resign", lambda w, r: w.resign(r.account, r.params["game"])),
+        ("POST", game + r"/draw/(?P<answer>yes|no)", "draw",
+         lambda w, r: w.draw(r.account, r.params["game"], r.params["answer"] == "yes")),
+        ("POST", game + r"/takeback/(?:yes|no)", "takeback", lambda w, r: w.takeback(r.account, r.params["game"])),
+        ("POST", game + r"/claim-(?:victory|draw)", "claim", lambda w, r: w.claim(r.account, r.params["game"])),
+        ("POST", challenge + r"/accept", "accept", lambda w, r: w.accept(r.account, r.params["challenge"])),
+        ("POST", challenge + r"/decline", "decline",
+         lambda w, r: w.decline(r.account, r.params["challenge"], r.form.get("reason"), json_body=r.json_body)),
+        ("POST", challenge + r"/cancel", "cancel", lambda w, r: w.cancel(r.account, r.params["challenge"])),
+        ("POST", r"/api/challenge/(?P<user>[A-Za-z0-9_-]+)", "challenge",
+         lambda w, r: w.create_challenge_json(r.account, r.params["user"], r.form)),
+    ]
+    return [(method, re.compile(pattern + r"/?"), kind, action) for method, pattern, kind, action in table]
+
+
+ROUTES = _routes()
+
+
+class SandboxServer(ThreadingHTTPServer):
+    """A threading HTTP server that can close every connection at once, so that stop() never waits
+    on a client's idle keep-alive connection."""
+
+    daemon_threads = False
+    block_on_close = True
+
+    def __init__(self, address: tuple[str, int], world: World, faults: Faults) -> None:
+        self.world = world
+        self.faults = faults
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+        super().__init__(address, SandboxHandler)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        with self._connections_lock:
+            self._connections.add(request)
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._connections_lock:
+                self._connections.discard(request)
+
+    def close_connections(self) -> None:
+        with self._connections_lock:
+            connections = list(self._connections)
+        for connection in connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class SandboxHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "knightmate-sandbox"
+    server: SandboxServer
+    #: Seconds an idle keep-alive connection (or a stalled write) may last.
+    timeout = 120
+
+    def setup(self) -> None:
+        super().setup()
+        # Small writes (headers, then a body or a line) must not wait for delayed ACKs.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def do_GET(self) -> None:  # noqa: N802 (the stdlib's naming)
+        self._dispatch("GET")
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._dispatch("POST")
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the stdlib's signature)
+        logger.debug("%s " + format, self.address_string(), *args)
+
+    def _dispatch(self, method: str) -> None:
+        url = urllib.parse.urlsplit(self.path)
+        body = self._read_body()
+        if body is None:
+            return
+        route = _route(method, url.path)
+        if route is None:
+            self._send(404, b"<html><body><h1>404: Not Found</h1></body></html>", "text/html")
+            return
+        kind, action, params = route
+        injected = self.server.faults.take_status(kind)
+        if injected is not None:
+            headers = {"Retry-After": f"{injected.retry_after:g}"} if injected.retry_after is not None else {}
+            page = f"<html><body><h1>{injected.status}</h1><p>injected by the sandbox</p></body></html>"
+            self._send(injected.status, page.encode(), "text/html", headers)
+            return
+        world = self.server.world
+        try:
+            account = world.authenticate(_bearer(self.headers.get("Authorization")))
+            form, json_body = _parse_body(body, self.headers.get("Content-Type", ""))
+            request = Request(account, params, form, json_body,
+                              dict(urllib.parse.parse_qsl(url.query)),
+                              {key.lower(): value for key, value in self.headers.items()})
+            result = action(world, request)
+        except ApiError as error:
+            if error.html:
+                self._send(error.status, error.message.encode(), "text/html")
+            else:
+                self._send_json(error.status, {"error": error.message})
+            return
+        except Conflict:
+            self._send_raw_conflict()
+            return
+        if isinstance(result, tuple):
+            self._stream(*result)
+        else:
+            self._send_json(200, result)
+
+    def _read_body(self) -> bytes | None:
+        length_text = self.headers.get("Content-Length") or "0"
+        try:
+            length = int(length_text)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= _MAX_BODY:
+            self.close_connection = True
+            self._send_json(400, {"error": "bad Content-Length"})
+            return None
+        return self.rfile.read(length) if length else b""
+
+    def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send_json(self, status: int, obj: JsonObject) -> None:
+        self._send(status, json.dumps(obj).encode(), "application/json")
+
+    def _start_chunked(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.wfile.flush()
+
+    def _send_raw_conflict(self) -> None:
+        self.close_connection = True
+        self._start_chunked()
+        self.wfile.write(RAW_CONFLICT)
+
+    def _stream(self, stream: Stream, first_lines: list[bytes]) -> None:
+        self.close_connection = True
+        try:
+            self._start_chunked()
+            stream.run(self.connection, self.wfile, first_lines)
+        except OSError:
+            pass  # the client left before the headers went out
+        finally:
+            self.server.world.unregister(stream)
+
+
+def _route(method: str, path: str) -> tuple[str, Action, dict[str, str]] | None:
+    """The request kind, action and path parameters of a request, or None if nothing matches."""
+    for route_method, pattern, kind, action in ROUTES:
+        match = pattern.fullmatch(path)
+        if match and route_method == method:
+            return kind, action, match.groupdict()
+    return None
+
+
+def _bearer(header: str | None) -> str | None:
+    if header is None or not header.startswith("Bearer "):
+        return None
+    return header[len("Bearer "):].strip()
+
+
+def _parse_body(body: bytes, content_type: str) -> tuple[dict[str, str], bool]:
+    """The body's fields and whether it was JSON. Form data is what both servers read."""
+    if not body:
+        return {}, False
+    text = body.decode("utf-8", errors="replace")
+    if content_type.startswith("application/json"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise ApiError(400, "the body is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise ApiError(400, "the JSON body must be an object")
+        return {str(key): str(value) for key, value in data.items()}, True
+    return dict(urllib.parse.parse_qsl(text, keep_blank_values=True)), False

@@ -1,0 +1,279 @@
+"""The sandbox in the Lichess dialect, over real HTTP on 127.0.0.1 (API.md, Lichess column)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from test_sandbox_support import ScriptedClient, json_lines, next_of_type, play_random_game, raw_lines
+
+from bot.sandbox import Sandbox
+
+MATE_IN_ONE_FEN = "Q4m2/8/2Pp3r/bP1b1pPp/7P/Q1PB2k1/P2B2P1/1M1RK1MR w - - 5 34"
+MATING_MOVE = "d2f4"
+
+
+@pytest.fixture
+def sandbox() -> Iterator[Sandbox]:
+    with Sandbox("lichess", keepalive_s=0.2, seed=7) as server:
+        server.add_account("MyBot", token="tok-bot")
+        server.add_opponent("randy", strategy="random")
+        yield server
+
+
+@pytest.fixture
+def client(sandbox: Sandbox) -> ScriptedClient:
+    return ScriptedClient(sandbox.url, "tok-bot")
+
+
+def start_game(sandbox: Sandbox, client: ScriptedClient, **challenge: object) -> str:
+    cid = sandbox.challenge("randy", "mybot", **challenge)  # type: ignore[arg-type]
+    assert client.post(f"/api/challenge/{cid}/accept").status_code == 200
+    game_id = sandbox.game_of_challenge(cid)
+    assert game_id is not None
+    return game_id
+
+
+def test_account_answers_the_lichess_shape_and_a_bad_token_gets_401(sandbox: Sandbox, client: ScriptedClient) -> None:
+    account = client.get("/api/account").json()
+    assert (account["id"], account["username"], account["title"]) == ("mybot", "MyBot", "BOT")
+    assert "perfs" in account
+    stranger = ScriptedClient(sandbox.url, "wrong-token")
+    assert stranger.get("/api/account").status_code == 401
+    assert stranger.open_event_stream().status_code == 401
+
+
+def test_whole_random_game_ends_with_final_state_stream_close_and_game_finish(
+        sandbox: Sandbox, client: ScriptedClient) -> None:
+    events = client.open_event_stream()
+    lines = json_lines(events)
+    cid = sandbox.challenge("randy", "mybot", limit_s=300, increment_s=2, color="black")
+    challenge = next_of_type(lines, "challenge")["challenge"]
+    assert challenge["id"] == cid
+    assert challenge["challenger"] == {"id": "randy", "name": "randy", "rating": 1500, "provisional": False,
+                                       "online": True, "title": "BOT"}
+    assert challenge["timeControl"] == {"type": "clock", "limit": 300, "increment": 2, "show": "5+2"}
+    assert challenge["variant"]["key"] == "knightmate" and challenge["speed"] == "blitz"
+    assert client.post(f"/api/challenge/{cid}/accept").json() == {"ok": True}
+    start = next_of_type(lines, "gameStart")["game"]
+    assert start["color"] == "white" and start["isMyTurn"] is True and start["secondsLeft"] == 300
+
+    seen = play_random_game(client, start["gameId"], "MyBot")
+
+    record = sandbox.wait_game_over(start["gameId"], timeout=10)
+    assert record.moves == seen
+    assert record.status in ("mate", "stalemate", "draw")
+    assert all(post.accepted for post in record.posts) and not record.duplicate_posts
+    finish = next_of_type(lines, "gameFinish")["game"]
+    assert finish["gameId"] == start["gameId"] and finish["status"]["name"] == record.status
+    events.close()
+
+
+def test_game_full_carries_lichess_fields_in_milliseconds(sandbox: Sandbox, client: ScriptedClient) -> None:
+    game_id = start_game(sandbox, client, limit_s=60, increment_s=3, color="white")
+    stream = client.open_game_stream(game_id)
+    full = next(json_lines(stream))
+    assert full["type"] == "gameFull" and full["initialFen"] == "startpos"
+    assert full["clock"] == {"initial": 60000, "increment": 3000}
+    assert full["white"] == {"id": "randy", "name": "randy", "title": "BOT", "rating": 1500}
+    assert full["black"]["id"] == "mybot"
+    state = full["state"]
+    assert (state["wtime"], state["btime"], state["winc"], state["binc"]) == (60000, 60000, 3000, 3000)
+    assert state["status"] == "started"
+    stream.close()
+
+
+def test_keepalive_is_a_blank_line(sandbox: Sandbox, client: ScriptedClient) -> None:
+    events = client.open_event_stream()
+    first = next(raw_lines(events))
+    assert first == b""
+    events.close()
+
+
+def test_illegal_move_and_move_out_of_turn_get_400_and_change_nothing(
+        sandbox: Sandbox, client: ScriptedClient) -> None:
+    sandbox.add_opponent("statue", strategy="idle")
+    cid = sandbox.challenge("statue", "mybot", color="black")
+    client.post(f"/api/challenge/{cid}/accept")
+    game_id = sandbox.game_of_challenge(cid)
+    assert client.post(f"/api/bot/game/{game_id}/move/e1e3").status_code == 400  # a royal knight cannot
+    assert client.post(f"/api/bot/game/{game_id}/move/zz99").status_code == 400
+    assert client.post(f"/api/bot/game/{game_id}/move/e2e4").status_code == 200
+    refused = client.post(f"/api/bot/game/{game_id}/move/e4e5")
+    assert refused.status_code == 400 and "error" in refused.json()
+    record = sandbox.game(game_id)
+    assert record.moves == ["e2e4"] and not record.over
+    assert [post.accepted for post in record.posts] == [False, False, True, False]
+
+
+def test_reposting_the_last_move_is_recorded_as_a_duplicate(sandbox: Sandbox, client: ScriptedClient) -> None:
+    sandbox.add_opponent("statue", strategy="idle")
+    cid = sandbox.challenge("statue", "mybot", color="black")
+    client.post(f"/api/challenge/{cid}/accept")
+    game_id = sandbox.game_of_challenge(cid)
+    client.post(f"/api/bot/game/{game_id}/move/e2e4")
+    client.post(f"/api/bot/game/{game_id}/move/e2e4")
+    record = sandbox.game(game_id)
+    assert record.duplicate_posts == [("MyBot", "e2e4", False)]
+
+
+def test_mating_move_ends_the_game_with_status_mate_and_winner(sandbox: Sandbox, client: ScriptedClient) -> None:
+    game_id = start_game(sandbox, client, color="black", initial_fen=MATE_IN_ONE_FEN)
+    stream = client.open_game_stream(game_id)
+    lines = json_lines(stream)
+    assert next(lines)["initialFen"] == MATE_IN_ONE_FEN
+    assert client.post(f"/api/bot/game/{game_id}/move/{MATING_MOVE}").status_code == 200
+    final = next(lines)
+    assert (final["status"], final["winner"], final["moves"]) == ("mate", "white", MATING_MOVE)
+    assert list(lines) == []  # Lichess closes the game stream after the final state
+    record = sandbox.game(game_id)
+    assert (record.status, record.winner) == ("mate", "white")
+
+
+def test_reconnect_resends_open_challenges_and_unfinished_games(sandbox: Sandbox, client: ScriptedClient) -> None:
+    game_id = start_game(sandbox, client)
+    waiting = sandbox.challenge("randy", "mybot")
+    events = client.open_event_stream()
+    lines = json_lines(events)
+    assert next(lines)["game"]["gameId"] == game_id
+    assert next(lines)["challenge"]["id"] == waiting
+    events.close()
+
+
+def test_a_second_event_stream_closes_the_first(sandbox: Sandbox, client: ScriptedClient) -> None:
+    first = client.open_event_stream()
+    sandbox.wait_open_streams("event", "mybot", 1, timeout=5)
+    second = ScriptedClient(sandbox.url, "tok-bot").open_event_stream()
+    sandbox.wait_connections("event", "mybot", 2, timeout=5)
+    assert [line for line in raw_lines(first) if line] == []  # ends cleanly
+    second.close()
+
+
+def test_decline_reason_is_read_from_form_and_json_bodies(sandbox: Sandbox, client: ScriptedClient) -> None:
+    by_form = sandbox.challenge("randy", "mybot")
+    by_json = sandbox.challenge("randy", "mybot")
+    unknown = sandbox.challenge("randy", "mybot")
+    assert client.post(f"/api/challenge/{by_form}/decline", data={"reason": "tooFast"}).status_code == 200
+    assert client.post(f"/api/challenge/{by_json}/decline", json={"reason": "variant"}).status_code == 200
+    assert client.post(f"/api/challenge/{unknown}/decline", data={"reason": "because"}).status_code == 200
+    assert sandbox.wait_challenge_answered(by_form, timeout=1) == "declined"
+    assert [sandbox.decline_reason(cid) for cid in (by_form, by_json, unknown)] == ["tooFast", "variant", "generic"]
+
+
+def test_canceled_challenge_reaches_the_event_stream(sandbox: Sandbox, client: ScriptedClient) -> None:
+    events = client.open_event_stream()
+    lines = json_lines(events)
+    cid = sandbox.challenge("randy", "mybot")
+    assert next_of_type(lines, "challenge")["challenge"]["id"] == cid
+    sandbox.cancel_challenge(cid)
+    assert next_of_type(lines, "challengeCanceled")["challenge"]["id"] == cid
+    assert client.post(f"/api/challenge/{cid}/accept").status_code == 404
+    events.close()
+
+
+def test_abort_is_allowed_only_before_both_sides_moved(sandbox: Sandbox, client: ScriptedClient) -> None:
+    early = start_game(sandbox, client, color="black")
+    assert client.post(f"/api/bot/game/{early}/abort").status_code == 200
+    assert sandbox.game(early).status == "aborted"
+    late = start_game(sandbox, client, color="white")
+    record = sandbox.wait_moves(late, 1, timeout=5)
+    board_move = "e7e5" if record.moves != ["e2e4"] else "d7d5"
+    client.post(f"/api/bot/game/{late}/move/{board_move}")
+    sandbox.wait_moves(late, 3, timeout=5)
+    assert client.post(f"/api/bot/game/{late}/abort").status_code == 400
+    assert client.post(f"/api/bot/game/{late}/resign").status_code == 200
+    record = sandbox.game(late)
+    assert (record.status, record.winner) == ("resign", "white")
+
+
+def test_clock_flags_the_side_that_does_not_move(sandbox: Sandbox, client: ScriptedClient) -> None:
+    sandbox.add_account("Other", token="tok-other")
+    other = ScriptedClient(sandbox.url, "tok-other")
+    cid = sandbox.challenge("other", "mybot", limit_s=1, increment_s=0, color="white")
+    client.post(f"/api/challenge/{cid}/accept")
+    game_id = sandbox.game_of_challenge(cid)
+    assert other.post(f"/api/bot/game/{game_id}/move/e2e4").status_code == 200
+    assert client.post(f"/api/bot/game/{game_id}/move/e7e5").status_code == 200
+    record = sandbox.wait_game_over(game_id, timeout=5)  # white's clock now runs out
+    assert (record.status, record.winner, record.wtime_ms) == ("outoftime", "black", 0)
+
+
+def test_a_game_nobody_starts_ends_as_no_start() -> None:
+    with Sandbox("lichess", first_move_timeout_s=0.3) as sandbox:
+        sandbox.add_account("MyBot", token="tok-bot")
+        sandbox.add_opponent("statue", strategy="idle")
+        cid = sandbox.challenge("statue", "mybot", color="white")
+        ScriptedClient(sandbox.url, "tok-bot").post(f"/api/challenge/{cid}/accept")
+        game_id = sandbox.game_of_challenge(cid)
+        assert game_id is not None
+        assert sandbox.wait_game_over(game_id, timeout=5).status == "noStart"
+
+
+def test_bot_challenge_is_accepted_for_knightmate_and_declined_for_other_variants(
+        sandbox: Sandbox, client: ScriptedClient) -> None:
+    created = client.post("/api/challenge/randy", data={"clock.limit": "60", "clock.increment": "1",
+                                                        "variant": "knightmate", "color": "white"})
+    assert created.status_code == 200 and created.json()["direction"] == "out"
+    cid = created.json()["id"]
+    assert sandbox.challenge_status(cid) == "accepted"
+    assert sandbox.game(sandbox.game_of_challenge(cid) or "").white == "MyBot"
+    standard = client.post("/api/challenge/randy", data={"clock.limit": "60", "variant": "standard"}).json()
+    assert (sandbox.challenge_status(standard["id"]), sandbox.decline_reason(standard["id"])) == ("declined", "variant")
+    assert client.post("/api/challenge/nobody", data={}).status_code == 404
+
+
+def test_draw_offered_by_the_opponent_can_be_accepted(sandbox: Sandbox, client: ScriptedClient) -> None:
+    sandbox.add_opponent("statue", strategy="idle")
+    cid = sandbox.challenge("statue", "mybot", color="black")
+    client.post(f"/api/challenge/{cid}/accept")
+    game_id = sandbox.game_of_challenge(cid) or ""
+    stream = client.open_game_stream(game_id)
+    lines = json_lines(stream)
+    next(lines)
+    sandbox.offer_draw(game_id, "statue")
+    assert next(lines)["bdraw"] is True
+    assert client.post(f"/api/bot/game/{game_id}/draw/yes").status_code == 200
+    final = next(lines)
+    assert final["status"] == "draw" and "winner" not in final
+    assert client.post(f"/api/bot/game/{game_id}/claim-victory").status_code == 400
+
+
+def test_chat_is_recorded_and_echoed_as_chat_line(sandbox: Sandbox, client: ScriptedClient) -> None:
+    sandbox.add_opponent("statue", strategy="idle")
+    cid = sandbox.challenge("statue", "mybot", color="black")
+    client.post(f"/api/challenge/{cid}/accept")
+    game_id = sandbox.game_of_challenge(cid) or ""
+    stream = client.open_game_stream(game_id)
+    lines = json_lines(stream)
+    next(lines)
+    assert client.post(f"/api/bot/game/{game_id}/chat", data={"room": "player", "text": "gl hf"}).status_code == 200
+    assert next(lines) == {"type": "chatLine", "room": "player", "username": "MyBot", "text": "gl hf"}
+    assert client.post(f"/api/bot/game/{game_id}/chat", data={"room": "lobby", "text": "x"}).status_code == 400
+    assert sandbox.game(game_id).chat == [("MyBot", "player", "gl hf")]
+    stream.close()
+
+
+def test_upgrade_makes_a_fresh_account_a_bot_once(sandbox: Sandbox) -> None:
+    sandbox.add_account("Human", token="tok-human", bot=False)
+    human = ScriptedClient(sandbox.url, "tok-human")
+    assert "title" not in human.get("/api/account").json()
+    assert human.post("/api/bot/account/upgrade").status_code == 200
+    assert human.get("/api/account").json()["title"] == "BOT"
+    assert human.post("/api/bot/account/upgrade").status_code == 400
+
+
+def test_finished_game_stream_gives_game_full_and_closes(sandbox: Sandbox, client: ScriptedClient) -> None:
+    game_id = start_game(sandbox, client, color="black")
+    client.post(f"/api/bot/game/{game_id}/abort")
+    lines = list(json_lines(client.open_game_stream(game_id)))
+    assert [line["type"] for line in lines] == ["gameFull"]
+    assert lines[0]["state"]["status"] == "aborted"
+
+
+def test_engine_opponent_plays_legal_moves(sandbox: Sandbox, client: ScriptedClient) -> None:
+    sandbox.add_opponent("engine", strategy="engine")
+    cid = sandbox.challenge("engine", "mybot", color="white")
+    client.post(f"/api/challenge/{cid}/accept")
+    game_id = sandbox.game_of_challenge(cid) or ""
+    record = sandbox.wait_moves(game_id, 1, timeout=10)
+    assert len(record.moves) == 1 and record.white == "engine"
