@@ -45,6 +45,22 @@ def _uci(args: argparse.Namespace) -> int:
     return uci.run(sys.stdin, sys.stdout)
 
 
+def _bot(args: argparse.Namespace) -> int:
+    """``run``, ``upgrade``, ``health`` and ``demo``; config and start-up problems are one line, exit 2."""
+    from bot import commands
+
+    try:
+        if args.command == "demo":
+            from bot.demo import main as play_demo  # the sandbox is loaded only for the demo
+
+            return play_demo(dialect=args.dialect)
+        command = {"run": commands.run, "upgrade": commands.upgrade, "health": commands.health}[args.command]
+        return command(args.config)
+    except (commands.ConfigError, commands.StartupError) as error:
+        print(f"knightmate-bot {args.command}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="knightmate-bot",
@@ -59,6 +75,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     uci = commands.add_parser("uci", help="run the engine as a UCI engine on stdin/stdout")
     uci.set_defaults(handler=_uci)
+
+    for name, text in (("run", "play online: accept challenges and play them until SIGINT/SIGTERM"),
+                       ("upgrade", "turn the token's account into a BOT account (irreversible)"),
+                       ("health", "exit 0 if the running bot's event stream spoke lately, else 1")):
+        command = commands.add_parser(name, help=text)
+        command.add_argument("--config", metavar="PATH", help="config file (default: ./config.yml if present)")
+        command.set_defaults(handler=_bot)
+    demo = commands.add_parser("demo", help="play one quick game against a local sandbox and print it")
+    demo.add_argument("--dialect", choices=("lichess", "pychess"), default="lichess",
+                      help="which server dialect the sandbox speaks (default: lichess)")
+    demo.set_defaults(handler=_bot)
 
     return parser
 

@@ -1,0 +1,96 @@
+"""The bot's subcommands behind the CLI: ``run``, ``upgrade`` and ``health``.
+
+Each one loads the config (``./config.yml`` by default; when that default file does not exist the
+documented defaults apply, so ``docker run IMAGE run`` with only a token works), and returns an
+exit code. Problems an operator can fix raise :class:`~bot.config.ConfigError` or
+:class:`~bot.runner.StartupError`, which the CLI prints as one line with exit code 2. SIGINT and
+SIGTERM stop ``run`` cleanly with exit code 0. Nothing here prints the token.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from bot.client import Client, ClientError
+from bot.config import ConfigError, Settings, load_settings, load_token, log_level
+from bot.runner import Runner, StartupError
+from bot.search_pool import SearchPool
+from bot.storage import age_s
+
+DEFAULT_CONFIG = "config.yml"
+
+log = logging.getLogger(__name__)
+
+
+def load(config_path: str | None) -> Settings:
+    """The settings from ``config_path``; for the implicit default path, defaults if it is absent."""
+    if config_path is None:
+        if not Path(DEFAULT_CONFIG).exists():
+            return Settings()
+        config_path = DEFAULT_CONFIG
+    return load_settings(config_path)
+
+
+def setup_logging(settings: Settings) -> None:
+    logging.basicConfig(level=log_level(settings.bot), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s")
+
+
+def search_workers(settings: Settings) -> int:
+    """``engine.workers``, or one per core but no more than games that can run at once."""
+    if settings.engine.workers > 0:
+        return settings.engine.workers
+    return max(1, min(os.cpu_count() or 1, settings.challenge.concurrency))
+
+
+def run(config_path: str | None) -> int:
+    settings = load(config_path)
+    token = load_token(settings.server)
+    setup_logging(settings)
+    client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
+    searcher = SearchPool(search_workers(settings), settings.engine.hash_mb)
+    stop = threading.Event()
+    for signal_number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signal_number, lambda number, frame: stop.set())
+    try:
+        searcher.warm_up()
+        return Runner(settings, client, searcher).run(stop)
+    finally:
+        searcher.close()
+        client.close()
+
+
+def upgrade(config_path: str | None) -> int:
+    settings = load(config_path)
+    client = Client(settings.server, load_token(settings.server))
+    try:
+        client.upgrade_to_bot()
+    except ClientError as error:
+        raise StartupError(f"upgrade failed: {error} (only an account with no games can become a BOT)") from None
+    finally:
+        client.close()
+    print("the account is now a BOT account")
+    return 0
+
+
+def health(config_path: str | None) -> int:
+    """0 when the heartbeat file is fresh (the event stream said something lately), else 1."""
+    settings = load(config_path)
+    age = age_s(settings.bot.heartbeat_file)
+    limit = settings.bot.heartbeat_max_age_s
+    if age is None:
+        print(f"unhealthy: no heartbeat file {settings.bot.heartbeat_file}")
+        return 1
+    if age > limit:
+        print(f"unhealthy: last heartbeat {age:.0f} s ago (limit {limit:g} s)")
+        return 1
+    print(f"healthy: last heartbeat {age:.0f} s ago")
+    return 0
+
+
+__all__ = ["ConfigError", "StartupError", "health", "run", "upgrade"]

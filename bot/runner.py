@@ -1,0 +1,179 @@
+"""The bot's main loop: the event stream, challenges, one :class:`GamePlayer` per game, shutdown.
+
+Start-up checks the account is a BOT and reopens the games the state file remembers (pychess does
+not re-send ``gameStart`` to a bot that restarts quickly). The event stream runs on its own thread
+and touches the heartbeat file on every line, keep-alives included; challenges are answered on a
+single helper thread so an HTTP pause on ``accept`` never stalls the stream. A ``gameStart`` for
+a game already being played is ignored: one game, one player.
+
+Shutdown (``stop`` set, from SIGINT/SIGTERM in the CLI): stop accepting, interrupt every stream,
+let the players leave (their games stay in the state file for the next start), and return 0
+within a few seconds. The runner never speaks HTTP itself, and it does not own the search pool
+(whoever made it closes it).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from bot.challenges import decide
+from bot.client import Client, ClientError
+from bot.config import Settings
+from bot.events import Challenge, ChallengeReceived, EventStreamEvent, GameStarted, ServerShutdown
+from bot.game import Result
+from bot.player import GamePlayer, Searcher
+from bot.storage import StateFile, touch
+
+log = logging.getLogger(__name__)
+
+#: An accepted challenge counts against the concurrency limit until its game starts, or this long.
+PENDING_ACCEPT_S = 30.0
+#: How long shutdown waits for threads before returning anyway.
+SHUTDOWN_GRACE_S = 5.0
+
+
+class StartupError(Exception):
+    """The bot cannot start (bad token, not a BOT account, server unreachable): one line for the operator."""
+
+
+class Runner:
+    def __init__(self, settings: Settings, client: Client, searcher: Searcher) -> None:
+        self.settings = settings
+        self.client = client
+        self.searcher = searcher
+        self.state = StateFile(settings.game.state_file)
+        self.username = ""
+        self.accepting = True
+        self._players: dict[str, GamePlayer] = {}
+        self._pending: dict[str, float] = {}
+        self._lock = threading.Lock()
+        self._answers = ThreadPoolExecutor(max_workers=1, thread_name_prefix="challenges")
+        self._done: dict[str, Result | None] = {}
+        self._done_changed = threading.Condition(self._lock)
+
+    # -- start and stop --------------------------------------------------------------------------
+
+    def check_account(self) -> str:
+        try:
+            account = self.client.account()
+        except ClientError as error:
+            hint = " (is the token right?)" if error.status in (401, 403) else ""
+            raise StartupError(f"cannot read the account: {error}{hint}") from None
+        username = str(account.get("username") or account.get("id") or "")
+        if not username:
+            raise StartupError("the server's account answer has no username")
+        if account.get("title") != "BOT":
+            raise StartupError(f"account {username} is not a BOT account; run `knightmate-bot upgrade` first "
+                               "(irreversible, only for an account that has played no games)")
+        return username
+
+    def run(self, stop: threading.Event) -> int:
+        """Plays until ``stop`` is set; returns the exit code."""
+        self.username = self.check_account()
+        log.info("logged in as %s on %s (%s dialect)", self.username, self.client.base_url, self.client.dialect)
+        touch(self.settings.bot.heartbeat_file)
+        for game_id in self.state.game_ids():
+            log.info("game %s: unfinished at the last stop; reopening it", game_id)
+            self._start_player(game_id)
+        events = threading.Thread(target=self._read_events, name="events", daemon=True)
+        events.start()
+        while not stop.wait(0.5):
+            pass
+        self.shutdown()
+        events.join(SHUTDOWN_GRACE_S)
+        return 0
+
+    def shutdown(self) -> None:
+        log.info("shutting down: no new challenges, leaving the streams")
+        self.accepting = False
+        self.client.close()
+        with self._lock:
+            players = list(self._players.values())
+        for player in players:
+            player.stop()
+        deadline = time.monotonic() + SHUTDOWN_GRACE_S
+        for player in players:
+            player.join(max(0.0, deadline - time.monotonic()))
+        self._answers.shutdown(wait=False, cancel_futures=True)
+        log.info("stopped; unfinished games kept in %s: %s", self.state.path, self.state.game_ids() or "none")
+
+    # -- the event stream ------------------------------------------------------------------------
+
+    def _read_events(self) -> None:
+        while self.accepting:
+            try:
+                for event in self.client.events():
+                    touch(self.settings.bot.heartbeat_file)
+                    self._on_event(event)
+                return
+            except Exception:  # a bug here must not end the bot: log it and read on
+                log.exception("event handling failed; reopening the event stream")
+                if self.client.stop.wait(1.0):
+                    return
+
+    def _on_event(self, event: EventStreamEvent) -> None:
+        if isinstance(event, ChallengeReceived):
+            if self.accepting:
+                self._answers.submit(self._answer, event.challenge)
+        elif isinstance(event, GameStarted):
+            self._start_player(event.game_id)
+        elif isinstance(event, ServerShutdown):
+            log.warning("the server says it is shutting down; the stream will be reopened")
+
+    def _answer(self, challenge: Challenge) -> None:
+        decision = decide(self.settings.challenge, challenge, self.active_games())
+        control = (f"{challenge.base_ms / 1000:g}+{challenge.increment_ms / 1000:g}"
+                   if challenge.base_ms is not None and challenge.increment_ms is not None else challenge.time_control)
+        what = (f"challenge {challenge.id} from {challenge.challenger} ({challenge.variant} {control} "
+                f"{'rated' if challenge.rated else 'casual'})")
+        try:
+            if decision.accept:
+                with self._lock:
+                    self._pending[challenge.id] = time.monotonic()
+                self.client.accept(challenge.id)
+                log.info("%s: accepted", what)
+            else:
+                self.client.decline(challenge.id, decision.reason or "generic")
+                log.info("%s: declined (%s): %s", what, decision.reason, decision.why)
+        except ClientError as error:
+            with self._lock:
+                self._pending.pop(challenge.id, None)
+            log.warning("%s: answer failed: %s", what, error)
+
+    def active_games(self) -> int:
+        now = time.monotonic()
+        with self._lock:
+            self._pending = {key: at for key, at in self._pending.items() if now - at < PENDING_ACCEPT_S}
+            return len(self._players) + len(self._pending)
+
+    # -- games -----------------------------------------------------------------------------------
+
+    def _start_player(self, game_id: str) -> None:
+        with self._lock:
+            if game_id in self._players or not self.accepting:
+                return
+            # Lichess game ids equal challenge ids; otherwise the oldest pending accept is this game.
+            if self._pending.pop(game_id, None) is None and self._pending:
+                self._pending.pop(min(self._pending, key=self._pending.__getitem__))
+            player = GamePlayer(game_id, client=self.client, searcher=self.searcher, settings=self.settings,
+                                username=self.username, on_done=self._on_done)
+            self._players[game_id] = player
+        self.state.add(game_id)
+        player.start()
+
+    def _on_done(self, game_id: str, result: Result | None) -> None:
+        self.state.remove(game_id)
+        with self._lock:
+            self._players.pop(game_id, None)
+            self._done[game_id] = result
+            self._done_changed.notify_all()
+
+    def wait_game_done(self, game_id: str, timeout: float) -> Result | None:
+        """Waits until the game's PGN is written; its result. Raises TimeoutError (for demo and tests)."""
+        with self._lock:
+            if not self._done_changed.wait_for(lambda: game_id in self._done, timeout):
+                raise TimeoutError(f"game {game_id} not finished by the bot after {timeout:g} s")
+            return self._done[game_id]

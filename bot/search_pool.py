@@ -1,0 +1,94 @@
+"""Searches in worker processes, so HTTP and event handling never wait on one and every core works.
+
+Each worker process owns one :class:`bot.engine.Engine` (its hash table survives between moves).
+A job is sent as text (start FEN, UCI moves, :class:`Limits`) and the board is rebuilt in the
+worker, so repetition history travels with it. A worker that dies breaks the pool; the next
+:meth:`SearchPool.submit` builds a new one, and the caller's future fails, which the game answers
+with a fallback move. Workers are started with ``spawn``: the bot is multi-threaded, and forking a
+threaded process can copy a held lock. This module never touches the network.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from bot.engine import Engine, Limits, SearchResult
+from variant import STARTING_FEN, KnightmateBoard
+
+log = logging.getLogger(__name__)
+
+SearchJob = Callable[[str | None, tuple[str, ...], Limits], SearchResult]
+
+_engine: Engine | None = None
+
+
+def _start_worker(hash_mb: int) -> None:
+    global _engine
+    # Ctrl-C reaches the whole process group; only the bot's main process decides what it means.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _engine = Engine(hash_mb=hash_mb)
+
+
+def engine_search(initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> SearchResult:
+    """The job run in a worker: rebuild the position, search it."""
+    board = KnightmateBoard(initial_fen or STARTING_FEN)
+    for uci in moves:
+        board.push(board.parse_uci(uci))
+    engine = _engine if _engine is not None else Engine()
+    return engine.search(board, limits)
+
+
+def _ready() -> int:
+    return os.getpid()
+
+
+class SearchPool:
+    """A process pool for searches; thread-safe."""
+
+    def __init__(self, workers: int, hash_mb: int = 64, job: SearchJob = engine_search) -> None:
+        self.workers = max(1, workers)
+        self.hash_mb = hash_mb
+        self.job = job
+        self._lock = threading.Lock()
+        self._executor = self._new_executor()
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_start_worker, initargs=(self.hash_mb,))
+
+    def warm_up(self) -> None:
+        """Starts every worker now, so the first move of the first game does not pay for it."""
+        futures = [self._executor.submit(_ready) for _ in range(self.workers)]
+        for future in futures:
+            future.result(timeout=60)
+
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
+        with self._lock:
+            try:
+                return self._executor.submit(self.job, initial_fen, moves, limits)
+            except (BrokenProcessPool, RuntimeError) as error:
+                log.error("search pool broken (%s): starting a new one", error)
+                self._kill(self._executor)
+                self._executor = self._new_executor()
+                return self._executor.submit(self.job, initial_fen, moves, limits)
+
+    def close(self) -> None:
+        """Stops at once: running searches are killed, not awaited (shutdown must take seconds)."""
+        with self._lock:
+            self._kill(self._executor)
+
+    @staticmethod
+    def _kill(executor: ProcessPoolExecutor) -> None:
+        # The executor has no public way to stop a running job; its process table is the only handle.
+        processes = dict(getattr(executor, "_processes", None) or {})
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes.values():
+            if process.is_alive():
+                process.terminate()
