@@ -193,7 +193,8 @@ def play_game(record: GameRecord, players: dict[bool, UciPlayer], clock: GameClo
         if reply.crashed:
             verdict = _forfeit(record, referee, side, CRASH, f"{player.name} died")
         elif flagged or reply.bestmove is None:
-            player.recover()
+            if reply.bestmove is None:
+                player.recover()
             detail = f"{player.name} used {reply.elapsed_s:.3f} s, over its clock and grace"
             verdict = _forfeit(record, referee, side, TIME_FORFEIT, detail)
         elif not referee.is_legal(reply.bestmove):

@@ -29,6 +29,7 @@ NEAR_FIFTY_MOVES = "fen 4k3/8/8/8/8/8/8/M3K3 w - - 96 60"
 
 FAKE_ENGINE = """
 import sys
+import time
 mode = sys.argv[1]
 for line in sys.stdin:
     words = line.split() or [""]
@@ -43,6 +44,9 @@ for line in sys.stdin:
         print("bestmove e2e5")
     elif words[0] == "go" and mode == "crash":
         sys.exit(3)
+    elif words[0] == "go" and mode == "late":
+        time.sleep(0.3)
+        print("bestmove a1a2")
     elif words[0] == "stop" and mode == "slow":
         print("bestmove 0000")
     elif words[0] == "quit":
@@ -60,6 +64,20 @@ def fake_engine(tmp_path: Path):
         return [sys.executable, str(script), mode]
 
     return command
+
+
+@pytest.fixture
+def engine_starts(monkeypatch) -> list[str]:
+    """The names of the engines started during the test, once per process start."""
+    starts: list[str] = []
+    original_start = uci_player.UciPlayer.start
+
+    def counted_start(player: uci_player.UciPlayer) -> None:
+        starts.append(player.name)
+        original_start(player)
+
+    monkeypatch.setattr(uci_player.UciPlayer, "start", counted_start)
+    return starts
 
 
 def play_match(command_a: list[str], command_b: list[str], opening: str, games: int = 2,
@@ -255,18 +273,28 @@ def test_flag_against_a_side_that_cannot_mate_is_a_draw(fake_engine) -> None:
     assert tally.reasons == {"time forfeit, but the opponent cannot mate": 1, "time forfeit": 1}
 
 
-def test_engine_that_ignores_stop_is_killed_and_restarted(fake_engine, monkeypatch) -> None:
+def test_late_engine_loses_on_time_and_keeps_its_process_for_the_next_game(fake_engine, engine_starts) -> None:
+    # The fake answers 0.3 s after go, past its 0.2 s clock and 50 ms grace: the runner flags it,
+    # then reads the late bestmove while stopping it, so nothing needs killing or restarting.
+    tally = play_match(fake_engine("late"), RANDOM_MOVER, "fen m3k3/8/8/8/8/8/8/M3K3 w - - 0 60", tc="0.2+0")
+    assert tally.stats["A"].time_forfeits == 2
+    assert (tally.wins, tally.draws, tally.losses) == (0, 0, 2)
+    assert sorted(engine_starts) == ["A", "B"]
+
+
+def test_engine_that_ignores_stop_is_killed_and_restarted(fake_engine, engine_starts, monkeypatch) -> None:
     monkeypatch.setattr(uci_player, "STOP_TIMEOUT_S", 0.2)
     tally = play_match(fake_engine("silent"), RANDOM_MOVER, "fen m3k3/8/8/8/8/8/8/M3K3 w - - 0 60", tc="0.2+0")
-    # The second game could only start on a restarted engine A.
     assert (tally.wins, tally.draws, tally.losses) == (0, 0, 2)
     assert tally.stats["A"].time_forfeits == 2
+    assert sorted(engine_starts) == ["A", "A", "B"]
 
 
-def test_engine_that_crashes_loses_and_is_restarted_for_the_next_game(fake_engine) -> None:
+def test_engine_that_crashes_loses_and_is_restarted_for_the_next_game(fake_engine, engine_starts) -> None:
     tally = play_match(fake_engine("crash"), RANDOM_MOVER, NEAR_FIFTY_MOVES)
     assert (tally.wins, tally.draws, tally.losses) == (0, 0, 2)
     assert tally.stats["A"].crashes == 2
+    assert sorted(engine_starts) == ["A", "A", "B"]
 
 
 def test_unknown_option_is_refused_before_any_game() -> None:
