@@ -154,7 +154,12 @@ class LineStream:
 
     def lines(self) -> Iterator[bytes]:
         # chunk_size=1 hands over each line the moment it arrives; ndjson lines are short.
-        yield from self._response.iter_lines(chunk_size=1)
+        try:
+            yield from self._response.iter_lines(chunk_size=1)
+        except (AttributeError, ValueError, OSError) as error:
+            # What a read says when close() pulled the connection from under it.
+            if not self._closed:
+                raise requests.ConnectionError(f"stream broke: {type(error).__name__}") from error
 
     def close(self) -> None:
         if self._closed:
@@ -416,9 +421,16 @@ class Client:
 
     def interrupt_game_stream(self, game_id: str) -> None:
         """Breaks the game's current stream so that it is reopened (and its ``gameFull`` read)."""
-        marker = f"/api/bot/game/stream/{quote(game_id)}"
+        self._interrupt(f"/api/bot/game/stream/{quote(game_id)}")
+
+    def interrupt_event_stream(self) -> None:
+        """Breaks the event stream so that it is reopened: pychess then re-sends ``gameStart`` for
+        unfinished games that have a move and no open game stream (API.md)."""
+        self._interrupt("/api/stream/event")
+
+    def _interrupt(self, path: str) -> None:
         with self._streams_lock:
-            streams = [stream for stream in self._open_streams if stream.url.endswith(marker)]
+            streams = [stream for stream in self._open_streams if stream.url.endswith(path)]
         for stream in streams:
             stream.close()
 

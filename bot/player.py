@@ -98,8 +98,9 @@ class GamePlayer:
         except GameStreamLost as error:
             self._inbox.put(("lost", str(error)))
         except Exception:  # a bug must not leave the player thread waiting forever
-            log.exception("game %s: reader failed", self.game_id)
-            self._inbox.put(("lost", "the stream reader failed"))
+            if not self._stop.is_set():
+                log.exception("game %s: reader failed", self.game_id)
+                self._inbox.put(("lost", "the stream reader failed"))
 
     # -- the player thread -----------------------------------------------------------------------
 

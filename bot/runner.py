@@ -31,6 +31,9 @@ log = logging.getLogger(__name__)
 
 #: An accepted challenge counts against the concurrency limit until its game starts, or this long.
 PENDING_ACCEPT_S = 30.0
+#: An accepted challenge whose gameStart has not come after this long makes the bot reopen its event
+#: stream once: a pychess stream handler lingering after a reconnect can swallow one event (API.md).
+MISSING_GAME_START_S = 8.0
 #: How long shutdown waits for threads before returning anyway.
 SHUTDOWN_GRACE_S = 5.0
 
@@ -49,6 +52,7 @@ class Runner:
         self.accepting = True
         self._players: dict[str, GamePlayer] = {}
         self._pending: dict[str, float] = {}
+        self._rechecked: set[str] = set()
         self._lock = threading.Lock()
         self._answers = ThreadPoolExecutor(max_workers=1, thread_name_prefix="challenges")
         self._done: dict[str, Result | None] = {}
@@ -115,6 +119,7 @@ class Runner:
                     return
 
     def _on_event(self, event: EventStreamEvent) -> None:
+        self._recheck_missing_game_starts()
         if isinstance(event, ChallengeReceived):
             if self.accepting:
                 self._answers.submit(self._answer, event.challenge)
@@ -142,6 +147,16 @@ class Runner:
             with self._lock:
                 self._pending.pop(challenge.id, None)
             log.warning("%s: answer failed: %s", what, error)
+
+    def _recheck_missing_game_starts(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            missing = [key for key, at in self._pending.items()
+                       if now - at > MISSING_GAME_START_S and key not in self._rechecked]
+            self._rechecked.update(missing)
+        if missing:
+            log.warning("no gameStart for accepted challenge(s) %s; reopening the event stream", ", ".join(missing))
+            self.client.interrupt_event_stream()
 
     def active_games(self) -> int:
         now = time.monotonic()
