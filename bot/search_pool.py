@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -26,6 +27,9 @@ log = logging.getLogger(__name__)
 
 SearchJob = Callable[[str | None, tuple[str, ...], Limits], SearchResult]
 
+#: How often a worker checks that the bot that started it is still alive.
+PARENT_CHECK_S = 1.0
+
 _engine: Engine | None = None
 
 
@@ -33,7 +37,15 @@ def _start_worker(hash_mb: int) -> None:
     global _engine
     # Ctrl-C reaches the whole process group; only the bot's main process decides what it means.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="parent-watch", daemon=True).start()
     _engine = Engine(hash_mb=hash_mb)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A bot killed with SIGKILL cannot stop its workers; they notice being orphaned and leave."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_S)
+    os._exit(0)
 
 
 def engine_search(initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> SearchResult:
