@@ -36,7 +36,7 @@ def test_increment_adds_to_the_budget() -> None:
     without = budget(Limits(wtime=10_000, btime=10_000), chess.WHITE)
     with_increment = budget(Limits(wtime=10_000, btime=10_000, winc=1_000, binc=1_000), chess.WHITE)
     assert without.soft_ms is not None and with_increment.soft_ms is not None
-    assert with_increment.soft_ms > without.soft_ms + 500
+    assert with_increment.soft_ms > without.soft_ms + 300
 
 
 def test_last_move_before_time_control_may_use_most_of_the_clock() -> None:

@@ -7,6 +7,7 @@ pyffish sees no legal move and a check; none of the mates in 2 or 3 has a shorte
 
 from __future__ import annotations
 
+import pickle
 import random
 import threading
 import time
@@ -204,3 +205,8 @@ def test_node_limit_is_respected() -> None:
     result = Engine().search(KnightmateBoard(), Limits(nodes=500))
     assert result.nodes <= 500
     assert result.move in KnightmateBoard().legal_moves
+
+
+def test_search_result_survives_pickling_for_worker_processes() -> None:
+    result = Engine().search(KnightmateBoard(), Limits(depth=2))
+    assert pickle.loads(pickle.dumps(result)) == result

@@ -16,11 +16,18 @@ import chess
 #: Moves assumed still to play when the clock gives no ``movestogo``. Lower spends more time
 #: per move early; 25 spends a 10+0.1 game's clock over roughly 40 moves with the increment.
 DEFAULT_MOVES_TO_GO = 25
-#: The hard deadline may reach this many soft budgets (an iteration that has started is worth
+#: Share of the increment spent on each move (the rest keeps the clock from draining).
+INCREMENT_SHARE = 0.8
+#: A new iteration starts only before this share of the move's target time has passed: the next
+#: iteration typically takes twice as long as all before it.
+ITERATION_START_SHARE = 0.5
+#: The hard deadline may reach this many targets (an iteration that has started is worth
 #: finishing when the clock allows) ...
 HARD_FACTOR = 4
 #: ... but never more than this share of the remaining clock.
 MAX_CLOCK_SHARE = 0.35
+#: Share of the clock the last move before a time control may use.
+LAST_MOVE_SHARE = 0.8
 #: The floor for any budget, so a nearly empty clock still yields a move.
 MIN_BUDGET_MS = 5
 
@@ -48,7 +55,10 @@ class Limits:
 
 @dataclass(frozen=True)
 class Budget:
-    """Time a search may use, in milliseconds from its start; ``None`` means no time limit."""
+    """Time a search may use, in milliseconds from its start; ``None`` means no time limit.
+
+    No new iteration starts after ``soft_ms``; the search is cut off at ``hard_ms``.
+    """
 
     soft_ms: float | None
     hard_ms: float | None
@@ -57,9 +67,9 @@ class Budget:
 def budget(limits: Limits, turn: chess.Color) -> Budget:
     """The time budget for the side *turn* under *limits*.
 
-    ``movetime`` is an exact allowance (minus the overhead); a clock gives a share of the
-    remaining time plus most of the increment, never more than the clock can afford after the
-    overhead is held back. ``infinite`` ignores both, as UCI requires.
+    ``movetime`` is an exact allowance (minus the overhead), used to the end; a clock gives a
+    target of a share of the remaining time plus most of the increment, never more than the
+    clock can afford after the overhead is held back. ``infinite`` ignores both, as UCI requires.
     """
     if limits.infinite:
         return Budget(None, None)
@@ -73,11 +83,13 @@ def budget(limits: Limits, turn: chess.Color) -> Budget:
         increment = max(0, limits.winc if turn == chess.WHITE else limits.binc)
         available = max(0, remaining - overhead)
         moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else DEFAULT_MOVES_TO_GO
-        clock_soft = min(available / moves_to_go + 0.8 * increment, available * MAX_CLOCK_SHARE)
-        clock_hard = min(clock_soft * HARD_FACTOR, available * MAX_CLOCK_SHARE)
         if moves_to_go == 1:
-            clock_soft = clock_hard = available * 0.8
-        clock_soft, clock_hard = max(MIN_BUDGET_MS, clock_soft), max(MIN_BUDGET_MS, clock_hard)
+            target = clock_hard = available * LAST_MOVE_SHARE
+        else:
+            target = min(available / moves_to_go + INCREMENT_SHARE * increment, available * MAX_CLOCK_SHARE)
+            clock_hard = min(target * HARD_FACTOR, available * MAX_CLOCK_SHARE)
+        clock_soft = max(MIN_BUDGET_MS, target * ITERATION_START_SHARE)
+        clock_hard = max(MIN_BUDGET_MS, clock_hard)
         soft = clock_soft if soft is None else min(soft, clock_soft)
         hard = clock_hard if hard is None else min(hard, clock_hard)
     return Budget(soft, hard)

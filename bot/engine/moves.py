@@ -22,13 +22,15 @@ _VICTIMS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
 _PROMOTION_GAIN = PIECE_VALUES[chess.QUEEN] - PIECE_VALUES[chess.PAWN]
 
 
-def captures(board: KnightmateBoard, min_gain: int) -> list[tuple[int, Move]]:
+def captures(board: KnightmateBoard, min_gain: int, skip_losing: bool = False) -> list[tuple[int, Move]]:
     """Pseudo-legal captures worth at least *min_gain* centipawns, as (material gain, move),
     most valuable victim first, cheapest attacker first among equal victims.
 
     Victims too cheap for *min_gain* are masked out before generation, so a delta-pruned node
     generates little or nothing. Of the capture-promotions only the queen is kept (the only one
-    worth trying where only captures are searched).
+    worth trying where only captures are searched). With *skip_losing*, a capture by a piece
+    worth more than its victim is left out when the victim is defended: at best an exchange
+    that loses material, which quiescence need not look at.
     """
     turn = board.turn
     targets = 0
@@ -48,7 +50,11 @@ def captures(board: KnightmateBoard, min_gain: int) -> list[tuple[int, Move]]:
                 gain += _PROMOTION_GAIN
             elif gain < min_gain:
                 continue
-            scored.append((gain * 8 - (board.piece_type_at(move.from_square) or 0), gain, move))
+            attacker = board.piece_type_at(move.from_square) or 0
+            if (skip_losing and PIECE_VALUES[attacker] > gain
+                    and board.attackers_mask(not turn, move.to_square)):
+                continue
+            scored.append((gain * 8 - attacker, gain, move))
     if board.ep_square is not None and PIECE_VALUES[chess.PAWN] >= min_gain:
         for move in board.generate_pseudo_legal_ep():
             scored.append((PIECE_VALUES[chess.PAWN] * 8 - chess.PAWN, PIECE_VALUES[chess.PAWN], move))

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import chess
-from chess import BB_SQUARES
+from chess import BB_ALL, BB_SQUARES
 
 from bot.engine import evaluation
 from bot.engine.clock import Budget, Limits, budget
@@ -47,6 +47,12 @@ TT_ENTRY_BYTES = 200
 #: Below this depth remaining, positions whose static eval beats beta by a margin are cut.
 REVERSE_FUTILITY_DEPTH = 3
 REVERSE_FUTILITY_MARGIN = 120  # centipawns per ply of depth
+#: Futility pruning margins by remaining depth (index 0 unused): a quiet move is expected to
+#: gain less than this. Two commoner steps of positional gain at depth 1, more at depth 2.
+FUTILITY_MARGINS = (0, 200, 350)
+#: Late-move pruning: quiet moves tried at most, by remaining depth, in a non-PV node.
+LATE_MOVE_LIMITS = (0, 8, 12, 18)
+MAX_MOVES = 256
 #: Quiescence skips captures that cannot lift the score to alpha even with this margin (the
 #: largest positional swing one capture is expected to cause).
 DELTA_MARGIN = 200
@@ -54,9 +60,14 @@ DELTA_MARGIN = 200
 #: Evaluations remembered per search (about 100 bytes each).
 EVAL_CACHE_SIZE = 200_000
 
+#: History scores are halved when one reaches this; quiet moves sort below it.
+HISTORY_LIMIT = 1_000_000
+
 EXACT, LOWER, UPPER = 0, 1, 2
 
-_PROMOTION_ORDER = {chess.QUEEN: 4, chess.KNIGHT: 2, chess.ROOK: 1, chess.BISHOP: 0}
+#: Order bonus of promotions among captures of the same victim and ahead of quiet moves; the
+#: underpromotions rank below any capture of a commoner or better.
+_PROMOTION_ORDER = {chess.QUEEN: 9000, chess.KNIGHT: -3000, chess.ROOK: -3500, chess.BISHOP: -4000}
 
 
 @dataclass(frozen=True)
@@ -186,8 +197,7 @@ class _Search:
                 break
             if best.mate is not None and best.mate > 0 and 2 * best.mate - 1 <= depth and timed:
                 break
-            if self.soft_deadline is not None and time.perf_counter() > self.started + 0.5 * (
-                    self.soft_deadline - self.started):
+            if self.soft_deadline is not None and time.perf_counter() > self.soft_deadline:
                 break
         return SearchResult(best.move, best.score_cp, best.mate, best.depth, self.nodes, self._elapsed_ms(), best.pv)
 
@@ -275,6 +285,7 @@ class _Search:
                 if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
                     return score
 
+        static = -INFINITY
         if not pv_node and not in_check:
             static = self._evaluate()
             if depth <= REVERSE_FUTILITY_DEPTH and static - REVERSE_FUTILITY_MARGIN * depth >= beta \
@@ -290,6 +301,15 @@ class _Search:
                 if score >= beta:
                     return beta if score >= MATE_BOUND else score
 
+        # Near the leaves of a non-PV node, quiet moves are skipped when the static evaluation is
+        # too far below alpha for them to matter (futility), or once enough of them have been
+        # tried (late-move pruning): the ordering put the promising ones first.
+        prune = not pv_node and not in_check
+        futile = prune and depth < len(FUTILITY_MARGINS) and abs(alpha) < MATE_BOUND \
+            and static + FUTILITY_MARGINS[depth] <= alpha
+        quiet_limit = LATE_MOVE_LIMITS[depth] if prune and depth < len(LATE_MOVE_LIMITS) else MAX_MOVES
+        quiets = 0
+
         original_alpha = alpha
         best_score, best_move = -INFINITY, None
         searched = 0
@@ -297,10 +317,14 @@ class _Search:
         history = self.history[board.turn]
         for move in _ordered_moves(board, hash_move, killers, history):
             capture = board.is_capture(move)
+            quiet = not capture and move.promotion is None
+            if quiet and searched and (futile or quiets >= quiet_limit):
+                continue
             self._push(move)
             if self._left_in_check(move):
                 self._pop()
                 continue
+            quiets += quiet
             try:
                 if searched == 0:
                     score = -self._search(depth - 1, -beta, -alpha, ply + 1, True)
@@ -355,7 +379,7 @@ class _Search:
             alpha = max(alpha, stand_pat)
             best = stand_pat
             # Delta pruning: captures that cannot lift the score to alpha are not generated.
-            moves = captures(board, alpha - stand_pat - DELTA_MARGIN + 1)
+            moves = captures(board, alpha - stand_pat - DELTA_MARGIN + 1, skip_losing=True)
         for _, move in moves:
             self._push(move)
             if not in_check and self._left_in_check(move):
@@ -439,7 +463,7 @@ class _Search:
             killers[0] = move
         index = move.from_square * 64 + move.to_square
         history[index] += depth * depth
-        if history[index] > 1_000_000:
+        if history[index] > HISTORY_LIMIT:
             for i in range(4096):
                 history[i] //= 2
 
@@ -485,33 +509,45 @@ class _Search:
 
 def _ordered_moves(board: KnightmateBoard, hash_move: chess.Move | None, killers: list[chess.Move | None],
                    history: list[int]) -> Iterator[chess.Move]:
-    """Pseudo-legal moves in search order. The hash move comes before any generation, since it
-    often refutes the node on its own; then captures (most valuable victim, cheapest attacker),
-    promotions, killers, and quiet moves by history."""
-    hash_move_ok = hash_move is not None and board.is_pseudo_legal(hash_move)
-    if hash_move_ok:
-        yield hash_move  # type: ignore[misc]
+    """Pseudo-legal moves in search order, generated in stages because a node is often refuted
+    by its first moves: the hash move before any generation, then captures (most valuable
+    victim, cheapest attacker), then the killers, and only then the other quiet moves
+    (promotions and en passant first, the rest by history)."""
+    if hash_move is not None and board.is_pseudo_legal(hash_move):
+        yield hash_move
+    else:
+        hash_move = None
     enemy = board.occupied_co[not board.turn]
+    scored = []
+    for move in board.generate_pseudo_legal_moves(BB_ALL, enemy):
+        if move == hash_move:
+            continue
+        victim = board.piece_type_at(move.to_square) or 0
+        attacker = board.piece_type_at(move.from_square) or 0
+        score = evaluation.PIECE_VALUES[victim] * 8 - attacker
+        if move.promotion:
+            score += _PROMOTION_ORDER[move.promotion]
+        scored.append((score, move))
+    scored.sort(key=_first, reverse=True)
+    for _, move in scored:
+        yield move
+
+    for killer in killers:
+        if (killer is not None and killer != hash_move and not enemy & BB_SQUARES[killer.to_square]
+                and board.is_pseudo_legal(killer)):
+            yield killer
+    first_killer, second_killer = killers
     ep_square = board.ep_square
     scored = []
-    for move in board.generate_pseudo_legal_moves():
-        if hash_move_ok and move == hash_move:
+    for move in board.generate_pseudo_legal_moves(BB_ALL, BB_ALL & ~board.occupied):
+        if move == hash_move or move == first_killer or move == second_killer:
             continue
-        to_square = move.to_square
-        if enemy & BB_SQUARES[to_square]:
-            victim = board.piece_type_at(to_square) or 0
-            attacker = board.piece_type_at(move.from_square) or 0
-            score = 10_000_000 + evaluation.PIECE_VALUES[victim] * 8 - attacker
-        elif move.promotion:
-            score = 9_000_000 + _PROMOTION_ORDER.get(move.promotion, 0)
-        elif to_square == ep_square and board.pawns & BB_SQUARES[move.from_square]:
-            score = 10_000_000 + evaluation.PIECE_VALUES[chess.PAWN] * 8 - 1
-        elif move == killers[0]:
-            score = 8_000_002
-        elif move == killers[1]:
-            score = 8_000_001
+        if move.promotion:
+            score = _PROMOTION_ORDER[move.promotion]
+        elif move.to_square == ep_square and board.pawns & BB_SQUARES[move.from_square]:
+            score = _PROMOTION_ORDER[chess.QUEEN]
         else:
-            score = history[move.from_square * 64 + to_square]
+            score = history[move.from_square * 64 + move.to_square] - HISTORY_LIMIT
         scored.append((score, move))
     scored.sort(key=_first, reverse=True)
     for _, move in scored:
