@@ -53,13 +53,14 @@ def run(config_path: str | None) -> int:
     token = load_token(settings.server)
     setup_logging(settings)
     client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
-    searcher = SearchPool(search_workers(settings), settings.engine.hash_mb)
+    workers = search_workers(settings)
+    searcher = SearchPool(workers, settings.engine.hash_mb)
     stop = threading.Event()
     for signal_number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signal_number, lambda number, frame: stop.set())
     try:
         searcher.warm_up()
-        return Runner(settings, client, searcher).run(stop)
+        return Runner(settings, client, searcher, workers).run(stop)
     finally:
         searcher.close()
         client.close()

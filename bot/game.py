@@ -165,16 +165,22 @@ class Game:
             remaining -= int((now - self.state_received) * 1000)
         return max(0, remaining)
 
-    def limits(self, now: float | None = None) -> Limits:
-        """What the engine may spend on this move, from the clocks as they are now."""
+    def limits(self, now: float | None = None, share: float = 1.0) -> Limits:
+        """What the engine may spend on this move, from the clocks as they are now.
+
+        ``share`` (0 to 1) is the part of a core this game can count on when several games share the
+        search workers: the engine is shown that part of our clock and increment, so a game whose
+        searches wait behind other games' does not spend its clock twice.
+        """
         assert self.state is not None and self.color is not None
-        mine = self.my_clock_ms(now)
+        mine = self.my_clock_ms(now) or 0
         wtime, btime = self.state.wtime_ms, self.state.btime_ms
+        winc, binc = self.state.winc_ms, self.state.binc_ms
         if self.color == chess.WHITE:
-            wtime = mine if mine is not None else wtime
+            wtime, winc = int(mine * share), int(winc * share)
         else:
-            btime = mine if mine is not None else btime
-        return Limits(wtime=wtime, btime=btime, winc=self.state.winc_ms, binc=self.state.binc_ms,
+            btime, binc = int(mine * share), int(binc * share)
+        return Limits(wtime=wtime, btime=btime, winc=winc, binc=binc,
                       movetime=self.max_move_time_ms, move_overhead_ms=self.move_overhead_ms)
 
     def fallback_deadline(self) -> float:

@@ -45,12 +45,13 @@ class GamePlayer:
     """One game from its first line to its PGN. :meth:`start` it; the runner is told through ``on_done``."""
 
     def __init__(self, game_id: str, *, client: Client, searcher: Searcher, settings: Settings, username: str,
-                 on_done: Callable[[str, Result | None], None]) -> None:
+                 on_done: Callable[[str, Result | None], None], share: Callable[[], float] = lambda: 1.0) -> None:
         self.game_id = game_id
         self.client = client
         self.searcher = searcher
         self.settings = settings
         self.on_done = on_done
+        self.share = share
         self.game = Game(game_id, username, site=settings.server.url,
                          move_overhead_ms=settings.engine.move_overhead_ms,
                          max_move_time_ms=settings.engine.max_move_time_ms,
@@ -179,7 +180,7 @@ class GamePlayer:
         self._thinking_ply = ply
         self._fallback_at = game.fallback_deadline()
         try:
-            future = self.searcher.submit(game.initial_fen, game.state.moves, game.limits())
+            future = self.searcher.submit(game.initial_fen, game.state.moves, game.limits(share=self.share()))
         except Exception as error:  # the pool could not even take the job
             log.error("game %s: search could not start (%s); playing a fallback move", self.game_id, error)
             self._post(game.fallback_move(), None)

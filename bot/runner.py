@@ -43,8 +43,9 @@ class StartupError(Exception):
 
 
 class Runner:
-    def __init__(self, settings: Settings, client: Client, searcher: Searcher) -> None:
+    def __init__(self, settings: Settings, client: Client, searcher: Searcher, workers: int = 1) -> None:
         self.settings = settings
+        self.workers = workers
         self.client = client
         self.searcher = searcher
         self.state = StateFile(settings.game.state_file)
@@ -158,6 +159,12 @@ class Runner:
             log.warning("no gameStart for accepted challenge(s) %s; reopening the event stream", ", ".join(missing))
             self.client.interrupt_event_stream()
 
+    def clock_share(self) -> float:
+        """The part of a search worker each game can count on: 1 until games outnumber workers."""
+        with self._lock:
+            playing = len(self._players)
+        return min(1.0, self.workers / max(1, playing))
+
     def active_games(self) -> int:
         now = time.monotonic()
         with self._lock:
@@ -174,7 +181,7 @@ class Runner:
             if self._pending.pop(game_id, None) is None and self._pending:
                 self._pending.pop(min(self._pending, key=self._pending.__getitem__))
             player = GamePlayer(game_id, client=self.client, searcher=self.searcher, settings=self.settings,
-                                username=self.username, on_done=self._on_done)
+                                username=self.username, on_done=self._on_done, share=self.clock_share)
             self._players[game_id] = player
         self.state.add(game_id)
         player.start()

@@ -10,6 +10,7 @@ threaded process can copy a held lock. This module never touches the network.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import multiprocessing
 import os
@@ -25,7 +26,7 @@ from variant import STARTING_FEN, KnightmateBoard
 
 log = logging.getLogger(__name__)
 
-SearchJob = Callable[[str | None, tuple[str, ...], Limits], SearchResult]
+SearchJob = Callable[[str | None, tuple[str, ...], Limits, float], SearchResult]
 
 #: How often a worker checks that the bot that started it is still alive.
 PARENT_CHECK_S = 1.0
@@ -48,13 +49,23 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(0)
 
 
-def engine_search(initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> SearchResult:
-    """The job run in a worker: rebuild the position, search it."""
+def engine_search(initial_fen: str | None, moves: tuple[str, ...], limits: Limits, submitted: float) -> SearchResult:
+    """The job run in a worker: rebuild the position, take the time the job waited in the queue off
+    the mover's clock (it ran meanwhile), search."""
     board = KnightmateBoard(initial_fen or STARTING_FEN)
     for uci in moves:
         board.push(board.parse_uci(uci))
     engine = _engine if _engine is not None else Engine()
-    return engine.search(board, limits)
+    return engine.search(board, less_waiting(limits, board.turn, time.time() - submitted))
+
+
+def less_waiting(limits: Limits, turn: bool, waited_s: float) -> Limits:
+    waited_ms = max(0, int(waited_s * 1000))
+    if turn and limits.wtime is not None:
+        return dataclasses.replace(limits, wtime=max(0, limits.wtime - waited_ms))
+    if not turn and limits.btime is not None:
+        return dataclasses.replace(limits, btime=max(0, limits.btime - waited_ms))
+    return limits
 
 
 def _ready() -> int:
@@ -82,14 +93,15 @@ class SearchPool:
             future.result(timeout=60)
 
     def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
+        submitted = time.time()  # wall clock: it is compared in another process
         with self._lock:
             try:
-                return self._executor.submit(self.job, initial_fen, moves, limits)
+                return self._executor.submit(self.job, initial_fen, moves, limits, submitted)
             except (BrokenProcessPool, RuntimeError) as error:
                 log.error("search pool broken (%s): starting a new one", error)
                 self._kill(self._executor)
                 self._executor = self._new_executor()
-                return self._executor.submit(self.job, initial_fen, moves, limits)
+                return self._executor.submit(self.job, initial_fen, moves, limits, submitted)
 
     def close(self) -> None:
         """Stops at once: running searches are killed, not awaited (shutdown must take seconds)."""

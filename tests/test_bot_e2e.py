@@ -8,12 +8,14 @@ particular not on time, and its PGN carries the true result or, on pychess only,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
 from test_bot_e2e_support import BOT, LocalBot, bot_settings, check_game, decline_reason, make_sandbox, play
 
 from bot.config import ChallengeSettings
+from bot.engine import Limits, SearchResult
 from bot.sandbox import Sandbox
 from bot.search_pool import SearchPool
 
@@ -176,3 +178,34 @@ def test_silent_event_stream_is_reopened(sandbox: Sandbox, bot: LocalBot) -> Non
     sandbox.wait_open_streams("event", BOT, 1, timeout=10)
     game_id = play(sandbox, color="white")
     check_game(sandbox, game_id, bot)
+
+
+class FlakyEngine:
+    """Every second search raises; every fifth never answers at all."""
+
+    def __init__(self, pool: SearchPool) -> None:
+        self.pool = pool
+        self.calls = 0
+
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
+        self.calls += 1
+        future: Future[SearchResult] = Future()
+        if self.calls % 5 == 0:
+            return future
+        if self.calls % 2 == 0:
+            future.set_exception(RuntimeError("engine bug"))
+            return future
+        return self.pool.submit(initial_fen, moves, limits)
+
+
+def test_engine_failures_and_hangs_are_answered_with_legal_fallback_moves(
+        sandbox: Sandbox, tmp_path: Path, searcher: SearchPool, caplog: pytest.LogCaptureFixture) -> None:
+    flaky = FlakyEngine(searcher)
+    local = LocalBot(sandbox, bot_settings(sandbox, tmp_path), flaky).start()
+    try:
+        game_id = play(sandbox, limit_s=120, increment_s=1)
+        check_game(sandbox, game_id, local)
+    finally:
+        local.stop()
+    assert flaky.calls >= 5
+    assert "engine failed" in caplog.text and "engine too slow" in caplog.text

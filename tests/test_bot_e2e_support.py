@@ -20,9 +20,9 @@ import chess.pgn
 from bot.client import Client
 from bot.config import Secret, Settings
 from bot.demo import local_settings
+from bot.player import Searcher
 from bot.runner import Runner
 from bot.sandbox import GameRecord, Sandbox
-from bot.search_pool import SearchPool
 
 BOT = "mybot"
 TOKEN = "tok-mybot"
@@ -51,7 +51,7 @@ def bot_settings(sandbox: Sandbox, directory: Path, *, concurrency: int = 1, mov
 class LocalBot:
     """The bot on a thread of this process, as ``knightmate-bot run`` would run it."""
 
-    def __init__(self, sandbox: Sandbox, settings: Settings, searcher: SearchPool) -> None:
+    def __init__(self, sandbox: Sandbox, settings: Settings, searcher: Searcher) -> None:
         self.sandbox = sandbox
         self.settings = settings
         self.client = Client(settings.server, Secret(TOKEN), give_up_after_s=settings.game.give_up_after_s)

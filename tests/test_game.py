@@ -236,3 +236,12 @@ def test_pgn_of_an_unknown_result_says_why() -> None:
     game.apply(GameEnded())
     text = game.pgn(game.result())
     assert '[Result "*"]' in text and "without saying how" in text
+
+
+def test_limits_show_the_engine_only_its_share_of_our_clock_when_games_share_workers() -> None:
+    game = Game("g1", "mybot")
+    game.apply(full(me_white=False), now=0.0)
+    game.apply(state(("e2e3",), wtime=50_000, btime=40_000, inc=2_000), now=0.0)
+    limits = game.limits(now=0.0, share=0.25)
+    assert (limits.btime, limits.binc) == (10_000, 500)
+    assert (limits.wtime, limits.winc) == (50_000, 2_000)

@@ -1,0 +1,54 @@
+"""The search pool: searches in worker processes, queue time charged to the clock, failures surfaced."""
+
+from __future__ import annotations
+
+import time
+
+import chess
+import pytest
+
+from bot.engine import Limits, SearchResult
+from bot.search_pool import SearchPool, less_waiting
+from variant import KnightmateBoard
+
+
+def failing_job(initial_fen: str | None, moves: tuple[str, ...], limits: Limits, submitted: float) -> SearchResult:
+    raise RuntimeError("engine bug")
+
+
+def test_time_spent_waiting_in_the_queue_comes_off_the_movers_clock_only() -> None:
+    limits = Limits(wtime=10_000, btime=8_000)
+    waited = less_waiting(limits, chess.WHITE, 1.5)
+    assert (waited.wtime, waited.btime) == (8_500, 8_000)
+    assert less_waiting(limits, chess.BLACK, 9.0).btime == 0
+    assert less_waiting(Limits(movetime=100), chess.WHITE, 1.0) == Limits(movetime=100)
+
+
+def test_a_worker_searches_the_position_rebuilt_from_the_moves() -> None:
+    pool = SearchPool(1, hash_mb=4)
+    try:
+        result = pool.submit(None, ("e2e3", "e8d6"), Limits(movetime=150, move_overhead_ms=50)).result(timeout=30)
+    finally:
+        pool.close()
+    board = KnightmateBoard()
+    board.push_uci("e2e3")
+    board.push_uci("e8d6")
+    assert result.move in board.legal_moves
+
+
+def test_an_engine_exception_reaches_the_caller_through_the_future() -> None:
+    pool = SearchPool(1, hash_mb=4, job=failing_job)
+    try:
+        with pytest.raises(RuntimeError, match="engine bug"):
+            pool.submit(None, (), Limits(movetime=100)).result(timeout=30)
+    finally:
+        pool.close()
+
+
+def test_close_does_not_wait_for_a_long_search() -> None:
+    pool = SearchPool(1, hash_mb=4)
+    pool.warm_up()
+    pool.submit(None, (), Limits(movetime=60_000))
+    started = time.monotonic()
+    pool.close()
+    assert time.monotonic() - started < 2
