@@ -222,7 +222,6 @@ class GamePlayer:
         game = self.game
         ply = game.ply
         uci = game.board.uci(move)
-        san = game.board.san(move)
         clock_ms = game.my_clock_ms()
         self._posted_ply = ply
         self._fallback_at = None
@@ -231,7 +230,8 @@ class GamePlayer:
             game.note_own_move(move, clock_ms)
             if result is not None:
                 self._last_score = _score(result)
-            log.info("game %s: move %d %s (%s) %s", self.game_id, ply // 2 + 1, uci, san, _describe(result))
+            log.info("game %s: move %d %s (%s) %s", self.game_id, ply // 2 + 1, uci, game.board.san(move),
+                     _describe(result))
         elif outcome in (MoveOutcome.UNCERTAIN, MoveOutcome.REJECTED):
             # Did it land? Reopen the stream: its gameFull tells (see _on_game_full).
             self._unsure_ply = ply

@@ -31,7 +31,11 @@ SearchJob = Callable[[str | None, tuple[str, ...], Limits, float], SearchResult]
 #: How often a worker checks that the bot that started it is still alive.
 PARENT_CHECK_S = 1.0
 
+#: Boards kept per worker for :func:`_position`; a few per game the bot can play at once.
+BOARD_CACHE_SIZE = 32
+
 _engine: Engine | None = None
+_boards: dict[tuple[str | None, tuple[str, ...]], KnightmateBoard] = {}
 
 
 def _start_worker(hash_mb: int) -> None:
@@ -52,11 +56,28 @@ def _exit_with_parent(parent: int) -> None:
 def engine_search(initial_fen: str | None, moves: tuple[str, ...], limits: Limits, submitted: float) -> SearchResult:
     """The job run in a worker: rebuild the position, take the time the job waited in the queue off
     the mover's clock (it ran meanwhile), search."""
-    board = KnightmateBoard(initial_fen or STARTING_FEN)
-    for uci in moves:
-        board.push(board.parse_uci(uci))
+    board = _position(initial_fen, moves)
     engine = _engine if _engine is not None else Engine()
     return engine.search(board, less_waiting(limits, board.turn, time.time() - submitted))
+
+
+def _position(initial_fen: str | None, moves: tuple[str, ...]) -> KnightmateBoard:
+    """The board after ``moves``, from a recent job's board when this job continues that game: a
+    long game is rebuilt ply by ply only once per worker, not on every move."""
+    board = None
+    for known in range(len(moves), max(-1, len(moves) - 3), -1):
+        cached = _boards.get((initial_fen, moves[:known]))
+        if cached is not None:
+            board = cached.copy()
+            break
+    if board is None:
+        board, known = KnightmateBoard(initial_fen or STARTING_FEN), 0
+    for uci in moves[known:]:
+        board.push(board.parse_uci(uci))
+    _boards[(initial_fen, moves)] = board
+    while len(_boards) > BOARD_CACHE_SIZE:
+        del _boards[next(iter(_boards))]
+    return board
 
 
 def less_waiting(limits: Limits, turn: bool, waited_s: float) -> Limits:

@@ -52,3 +52,17 @@ def test_close_does_not_wait_for_a_long_search() -> None:
     started = time.monotonic()
     pool.close()
     assert time.monotonic() - started < 2
+
+
+def test_a_position_continued_from_a_cached_board_equals_one_built_from_scratch() -> None:
+    from bot.search_pool import _position
+
+    line = ("e2e3", "e8d6", "d2d3", "d6f5", "c1d2", "f5h6")
+    for plies in (2, 4, 6, 5):
+        board = _position(None, line[:plies])
+        fresh = KnightmateBoard()
+        for uci in line[:plies]:
+            fresh.push_uci(uci)
+        assert board.fen() == fresh.fen() and board.move_stack == fresh.move_stack
+    other = _position(None, ("e2e4",))
+    assert other.fen() != _position(None, line[:2]).fen()
