@@ -61,6 +61,22 @@ def _bot(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
 
+def _sandbox(args: argparse.Namespace) -> int:
+    """Runs a local Bot API server for a bot to play against, until Ctrl-C."""
+    import logging
+
+    from bot.sandbox.serve import serve
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    try:
+        return serve(dialect=args.dialect, host=args.host, port=args.port, username=args.username,
+                     opponent=args.opponent, strategy=args.strategy, limit_s=args.limit,
+                     increment_s=args.increment, out=sys.stdout)
+    except (ValueError, OSError) as error:
+        print(f"knightmate-bot sandbox: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="knightmate-bot",
@@ -86,6 +102,19 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--dialect", choices=("lichess", "pychess"), default="lichess",
                       help="which server dialect the sandbox speaks (default: lichess)")
     demo.set_defaults(handler=_bot)
+
+    sandbox = commands.add_parser("sandbox", help="run a local Lichess-style server to point a bot at")
+    sandbox.add_argument("--dialect", choices=("lichess", "pychess"), default="lichess",
+                         help="which server dialect to speak (default: lichess)")
+    sandbox.add_argument("--host", default="127.0.0.1", help="loopback address to bind (default: 127.0.0.1)")
+    sandbox.add_argument("--port", type=int, default=8080, help="port (default: 8080; 0 = any free port)")
+    sandbox.add_argument("--username", default="sandbox-bot", help="the bot's account (default: sandbox-bot)")
+    sandbox.add_argument("--opponent", default="randy", help="the opponent's account (default: randy)")
+    sandbox.add_argument("--strategy", choices=("random", "engine", "idle"), default="random",
+                         help="how the opponent plays (default: random)")
+    sandbox.add_argument("--limit", type=int, default=180, help="challenge clock limit, seconds (default: 180)")
+    sandbox.add_argument("--increment", type=int, default=2, help="challenge increment, seconds (default: 2)")
+    sandbox.set_defaults(handler=_sandbox)
 
     return parser
 
