@@ -3,8 +3,9 @@
     python bench/latency.py [--dialect lichess] [--moves 300] [--parallel 4] [--games 8] [--base 60]
 
 Part 1, latency: the real bot (runner, client, players, search pool) plays random movers until it
-has made ``--moves`` moves, ``--parallel`` games at a time, with the engine capped at a short
-time per move. For every move it measures the time from the ``gameState`` that made it the bot's
+has made ``--moves`` moves, first one game at a time (the bot's own overhead), then ``--parallel``
+games at a time (searches then also queue behind other games' for the workers), with the engine
+capped at a short time per move. For every move it measures the time from the ``gameState`` that made it the bot's
 turn arriving (parsed off the stream) to the move's POST being sent, less the engine's own search
 time: what the bot adds (queueing, process hops, board rebuild, validation). As a baseline
 measured in the same run, it times a bare HTTP round trip (``GET /api/account``) to the same
@@ -216,7 +217,10 @@ def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     with tempfile.TemporaryDirectory(prefix="knightmate-latency-") as directory:
-        latency(args.dialect, args.moves, args.parallel, args.workers, Path(directory) / "latency")
+        # One game at a time shows the bot's own overhead; several show it with searches queueing
+        # behind other games' searches for the workers.
+        for parallel in sorted({1, args.parallel}):
+            latency(args.dialect, args.moves, parallel, args.workers, Path(directory) / f"latency-{parallel}")
         if not args.skip_load:
             load(args.dialect, args.games, args.base, args.workers, Path(directory) / "load")
 
