@@ -34,7 +34,7 @@ def elo_from_score(fraction: float) -> float:
         return -math.inf
     if fraction >= 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / fraction - 1.0)
+    return 400.0 * math.log10(fraction / (1.0 - fraction))
 
 
 @dataclass(frozen=True)

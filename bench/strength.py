@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import queue
 import random
 import shlex
@@ -296,11 +297,11 @@ class Tally:
 
 
 def format_elo(wins: int, draws: int, losses: int) -> str:
-    """``+12.3 +/- 45.6 (95%: -33.3 .. +57.9), LOS 70.1%``, with infinities spelled out."""
+    """``+12.3 +/- 45.6 (95%: -33.3 .. +57.9), LOS 70.1%``; no "+/-" when an end is infinite."""
     result = estimate(wins, draws, losses)
     interval = f"95%: {result.lower:+.1f} .. {result.upper:+.1f}"
-    if abs(result.elo) == float("inf"):
-        return f"{result.elo:+} ({interval}), LOS {result.los:.1%}"
+    if math.isinf(result.error):
+        return f"{result.elo:+.1f} ({interval}), LOS {result.los:.1%}"
     return f"{result.elo:+.1f} +/- {result.error:.1f} ({interval}), LOS {result.los:.1%}"
 
 

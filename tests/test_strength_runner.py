@@ -131,6 +131,12 @@ def test_likelihood_of_superiority_counts_decisive_games_only() -> None:
     assert likelihood_of_superiority(12, 4) == pytest.approx(0.9772, abs=1e-4)
 
 
+def test_elo_line_gives_the_interval_and_drops_the_error_when_an_end_is_infinite() -> None:
+    assert strength.format_elo(10, 0, 10) == "+0.0 +/- 163.3 (95%: -163.3 .. +163.3), LOS 50.0%"
+    assert strength.format_elo(9, 0, 1) == "+381.7 (95%: +159.0 .. +inf), LOS 99.4%"
+    assert strength.format_elo(20, 0, 0) == "+inf (95%: +277.4 .. +inf), LOS 100.0%"
+
+
 def test_score_of_no_games_is_an_error() -> None:
     with pytest.raises(ValueError, match="no games"):
         score(0, 0, 0)
