@@ -8,6 +8,7 @@ so the whole file runs in seconds.
 from __future__ import annotations
 
 import math
+import shutil
 import sys
 from pathlib import Path
 
@@ -329,3 +330,19 @@ def test_command_line_prints_score_elo_and_faults(tmp_path: Path, capsys) -> Non
     assert "Score of Random Mover (A) vs Random Mover (B): +" in output
     assert "Elo difference: " in output
     assert "Random Mover (B): illegal moves 0, time forfeits 0, crashes 0" in output
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("node") is None or shutil.which("npm") is None, reason="needs Node and npm")
+def test_fairy_stockfish_plays_knightmate_at_limited_strength() -> None:
+    # Installs the npm package into bench/node_modules on first use.
+    player = uci_player.UciPlayer("Fairy-Stockfish", [str(BENCH / "fairy_stockfish.sh")],
+                                  {"UCI_LimitStrength": "true", "UCI_Elo": "1500"})
+    try:
+        player.start()
+        player.new_game()
+        reply = player.go("startpos moves e2e4", "movetime 200", deadline_s=10)
+    finally:
+        player.close()
+    assert reply.bestmove is not None
+    assert Referee(moves=["e2e4"]).is_legal(reply.bestmove)
