@@ -277,3 +277,22 @@ def test_engine_opponent_plays_legal_moves(sandbox: Sandbox, client: ScriptedCli
     game_id = sandbox.game_of_challenge(cid) or ""
     record = sandbox.wait_moves(game_id, 1, timeout=10)
     assert len(record.moves) == 1 and record.white == "engine"
+
+
+def test_gone_opponent_is_announced_and_its_game_can_be_claimed_after_the_wait() -> None:
+    with Sandbox("lichess", keepalive_s=5, gone_claim_s=1.0) as sandbox:
+        sandbox.add_account("MyBot", token="tok-bot")
+        sandbox.add_opponent("leaver", strategy="gone")
+        client = ScriptedClient(sandbox.url, "tok-bot")
+        cid = sandbox.challenge("leaver", "mybot", color="black")
+        client.post(f"/api/challenge/{cid}/accept")
+        game_id = sandbox.game_of_challenge(cid) or ""
+        lines = json_lines(client.open_game_stream(game_id))
+        assert next(lines)["type"] == "gameFull"
+        gone = next(lines)
+        assert gone == {"type": "opponentGone", "gone": True, "claimWinInSeconds": 1}
+        assert client.post(f"/api/bot/game/{game_id}/claim-victory").status_code == 400
+        assert next(lines) == {"type": "opponentGone", "gone": True, "claimWinInSeconds": 0}
+        assert client.post(f"/api/bot/game/{game_id}/claim-victory").status_code == 200
+        final = next(lines)
+        assert (final["status"], final["winner"]) == ("timeout", "white")

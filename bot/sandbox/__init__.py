@@ -1,8 +1,119 @@
-"""A local Lichess-style Bot API server, in the Lichess or the pychess dialect (see API.md).
+"""A local Lichess-style Bot API server, in the Lichess or the pychess dialect, for tests and trials.
 
-Tests and ``knightmate-bot demo`` start it in-process with :class:`Sandbox`; the bot under test
-only speaks HTTP to ``sandbox.url``. It binds loopback addresses only and is never used by
-``knightmate-bot run``. The full control API is documented in the next commits.
+The sandbox speaks the Bot API exactly as ``shared/API.md`` documents each server, over real HTTP
+on a loopback address (it refuses any other), with the standard library only: a threading HTTP
+server writing HTTP/1.1 chunked ndjson streams by hand, :class:`variant.KnightmateBoard` as the
+referee, clocks that flag, opponents it plays itself and faults injected on demand. Tests and
+``knightmate-bot demo`` drive it in-process through :class:`Sandbox`; ``knightmate-bot sandbox``
+runs it for a person's bot. The bot under test only ever speaks HTTP to ``sandbox.url``. The
+sandbox is never used by ``knightmate-bot run``, and it never logs tokens.
+
+Control API
+===========
+
+::
+
+    from bot.sandbox import Sandbox
+
+    with Sandbox(dialect="lichess",          # or "pychess"
+                 host="127.0.0.1", port=0,   # loopback only; 0 = any free port
+                 keepalive_s=None,           # keep-alive interval (None: 7 s Lichess, 6 s pychess)
+                 first_move_timeout_s=30.0,  # a game whose first two plies do not come ends "noStart"
+                 engine_movetime_ms=100,     # the engine opponent's time per move
+                 opponent_delay_s=0.0,       # in-process opponents wait this long before each move
+                 gone_claim_s=10.0,          # Lichess: seconds until a "gone" opponent can be claimed
+                 seed=None) as sandbox:      # seeds random movers and random colours
+        sandbox.url                                   # "http://127.0.0.1:PORT"
+        sandbox.add_account("mybot", token="tok-1", bot=True, rating=1500)  # a client logs in as this
+        sandbox.add_opponent("randy", bot=True, strategy="random", rating=1500, accepts_challenges=True)
+
+        cid = sandbox.challenge("randy", "mybot", limit_s=60, increment_s=1, days=None, rated=False,
+                                color="random", initial_fen=None, variant="knightmate", level=0)
+        sandbox.wait_challenge_answered(cid, timeout=10)  # -> "accepted" | "declined" | "canceled"
+        sandbox.challenge_status(cid)                     # the same, now ("created" while open)
+        sandbox.decline_reason(cid)                       # the reason key the server understood
+        sandbox.cancel_challenge(cid)                     # challengeCanceled, as the challenger would
+        sandbox.challenges_from("mybot")                  # ids of challenges an account created
+        game_id = sandbox.game_of_challenge(cid)          # None until accepted
+
+        record = sandbox.game(game_id)                    # a snapshot (GameRecord), now
+        sandbox.games()                                   # snapshots of every game
+        record = sandbox.wait_game_over(game_id, timeout=120)
+        record = sandbox.wait_moves(game_id, plies=10, timeout=30)   # at least 10 plies, or over
+        record = sandbox.wait_game(game_id, lambda r: ..., timeout=5)  # any condition on the record
+        sandbox.offer_draw(game_id, "randy")              # Lichess: an opponent offers a draw
+
+        sandbox.connections("event", "mybot")             # streams of that kind ever opened
+        sandbox.connections("game", "mybot", game_id)
+        sandbox.open_streams("game", "mybot", game_id)    # streams the server counts as open now
+        sandbox.wait_connections("event", "mybot", count=2, timeout=10)
+        sandbox.wait_open_streams("event", "mybot", count=1, timeout=10)
+
+        sandbox.faults.http_status("move", 429, count=1, retry_after=2)  # next N requests of a kind
+        sandbox.faults.http_status("stream_game", 502, count=2)
+        sandbox.faults.drop_event_stream("mybot")         # cut the open event stream(s) now -> count
+        sandbox.faults.drop_game_stream(game_id)          # cut that game's open stream(s) -> count
+        sandbox.faults.silence("event", seconds=30)       # open streams send nothing, socket kept open
+        sandbox.faults.silence("game", seconds=30, game_id=game_id)
+        sandbox.faults.malformed_line("game", game_id=game_id)  # the next write is not JSON
+        sandbox.faults.fired                              # [("move", "429"), ("drop", "game"), ...]
+
+Every wait raises :exc:`TimeoutError` when its timeout runs out. :class:`GameRecord` fields: ``id``,
+``white``, ``black`` (usernames), ``initial_fen``, ``moves`` (UCI, as played), ``status`` (Lichess
+status names: started, aborted, mate, resign, stalemate, timeout, draw, outoftime, noStart, and the
+sandbox's ``illegalMove`` for a pychess game lost by an illegal move), ``winner`` ("white", "black"
+or None), ``over``, ``posts`` (every move POST as ``(username, uci, accepted)``, in order; an
+in-process opponent's moves are not posts), ``duplicate_posts`` (refused posts repeating the poster's
+last accepted move), ``chat`` (``(username, room, text)``), ``wtime_ms``/``btime_ms``.
+
+Request kinds for ``http_status``: account, upgrade, stream_event, stream_game, move, accept,
+decline, chat, abort, resign, challenge, cancel, draw, takeback, claim. An injected answer has an
+HTML body (as proxies send) and ``Retry-After`` when asked. Silence holds keep-alives and lines
+back (they follow when it ends) but still notices a client that hung up. A cut stream ends without
+the terminating chunk (``ChunkedEncodingError`` in requests).
+
+Opponent strategies: ``random`` (a random legal move), ``engine`` (``bot.engine.Engine`` with
+``engine_movetime_ms``; falls back to random moves while the engine cannot be imported or fails),
+``idle`` (never moves), ``gone`` (never moves; on Lichess it has left: ``opponentGone`` lines, and
+``claim-victory``/``claim-draw`` work after ``gone_claim_s``). Opponents accept Knightmate
+challenges (decline other variants with ``variant``, or everything with ``generic`` when
+``accepts_challenges=False``), never offer draws unless told to and never accept them.
+
+The two dialects
+================
+
+Both: Bearer tokens (401 otherwise); account, upgrade (400 for a bot or an account with games),
+event and game streams, move, accept, decline (form ``reason``; unknown reasons become generic),
+chat (form ``room``, ``text``), abort, resign. Clocks start on the third ply and flag at zero
+(a draw if the other side cannot mate); repetition and the fifty-move rule end the game at once.
+
+Lichess: blank-line keep-alives; one event stream per token (a new one ends the old); on connect,
+``gameStart`` for every unfinished game, then every open incoming challenge; challenge lines with
+``challenger.id``, ``destUser``, ``color`` (the challenger's choice) and ``finalColor``,
+``initialFen`` when set; ``gameStart``/``gameFinish`` in the full shape; ``gameFull`` with
+``initialFen`` "startpos", ``clock`` and increments in ms; the game stream ends after the final
+``gameState`` (status, winner); 400 for an illegal or out-of-turn move and for abort once both sides
+have moved; ``?offeringDraw=true``, ``draw/yes|no``, ``takeback/yes|no`` (no takebacks are ever
+offered), ``claim-victory``/``claim-draw``, and ``POST /api/challenge/{username}`` (form
+``clock.limit``, ``clock.increment``, ``days``, ``rated``, ``color``, ``variant``, ``fen``) and
+``/api/challenge/{id}/cancel``; JSON decline bodies are read too.
+
+pychess: the ``X-PyChess-Bot-Capabilities`` header is required on the event stream (else 400);
+``{"type":"ping"}`` at connect and every interval on both streams; ``{"type":"terminated"}`` on
+event streams at shutdown; one event queue per account, kept while no stream is open; on connect,
+``gameStart`` only for unfinished games with a move and no game stream still counted open; never
+challenges again; challenge lines without ``challenger.id`` or ``initialFen``, ``color`` the
+challenger's, ``level`` and ``chess960``; ``gameStart`` as ``{"id","skill_level","chess960"}``
+strings; ``gameFull`` with names only, ``initialFen`` "" or the FEN, no clock/speed/rated, increments
+in seconds, status always "started"; the game stream never closes; a game-ending move sends no
+``gameState``, only ``{"type":"gameEnd","game":{"id"}}``; resign sends the resigner no ``gameEnd``;
+a move is always answered 200 (an illegal one loses at once; one out of turn is ignored); abort at
+any ply; decline reads form data only (a JSON body's reason becomes generic); chat reaches no bot;
+no draw, takeback or claim endpoints (404) and 403 for a bot's challenge. A cut stream still counts
+as open until its next keep-alive tick, and a cut event stream swallows the next queued event
+then. A game stream asked for while the old one counts open, or for a finished game, gets a 200
+with chunked headers and a raw ``HTTP/1.1 409 Conflict`` in the body; for a finished game of
+fewer than two plies, a 404 HTML page.
 """
 
 from bot.sandbox.control import GameRecord, Sandbox

@@ -63,12 +63,14 @@ class Sandbox:
         seconds (per move) ends as ``noStart``.
     :param engine_movetime_ms: the ``engine`` opponent's time per move.
     :param opponent_delay_s: how long in-process opponents wait before each move.
+    :param gone_claim_s: Lichess: seconds after which a ``gone`` opponent's game can be claimed.
     :param seed: seeds the random movers and colour draws, for reproducible games.
     """
 
     def __init__(self, dialect: str = "lichess", *, host: str = "127.0.0.1", port: int = 0,
                  keepalive_s: float | None = None, first_move_timeout_s: float = 30.0,
-                 engine_movetime_ms: int = 100, opponent_delay_s: float = 0.0, seed: int | None = None) -> None:
+                 engine_movetime_ms: int = 100, opponent_delay_s: float = 0.0, gone_claim_s: float = 10.0,
+                 seed: int | None = None) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r} (lichess or pychess)")
         if not _is_loopback(host):
@@ -79,7 +81,8 @@ class Sandbox:
         self._opponent_delay_s = opponent_delay_s
         self._players: list[OpponentPlayer] = []
         self._world = World(self.dialect, keepalive_s=keepalive_s or self.dialect.keepalive_s,
-                            first_move_timeout_s=first_move_timeout_s, start_opponent=self._start_opponent,
+                            first_move_timeout_s=first_move_timeout_s, gone_claim_s=gone_claim_s,
+                            start_opponent=self._start_opponent,
                             rng=self._rng)
         self.faults = Faults(self._world)
         self._server = SandboxServer((host, port), self._world, self.faults)
@@ -132,7 +135,7 @@ class Sandbox:
 
     def add_opponent(self, username: str, *, bot: bool = True, strategy: str = "random", rating: int = 1500,
                      accepts_challenges: bool = True) -> None:
-        """An account the sandbox plays itself with *strategy* (``random``, ``engine``, ``idle``).
+        """An account the sandbox plays itself with *strategy* (``random``, ``engine``, ``idle``, ``gone``).
         It accepts Knightmate challenges (when *accepts_challenges*) and declines other variants."""
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown opponent strategy {strategy!r} (one of {', '.join(STRATEGIES)})")

@@ -175,6 +175,11 @@ class Game:
         self.status = "started"
         self.winner: chess.Color | None = None
         self.draw_offer: chess.Color | None = None
+        #: The side whose player has left (a "gone" opponent), since when, and whether the other
+        #: side has been told it may claim the win.
+        self.gone: chess.Color | None = None
+        self.gone_since = now
+        self.gone_claimable_told = False
         self.posts: list[MovePost] = []
         self.duplicate_posts: list[MovePost] = []
         self.chat: list[ChatLine] = []

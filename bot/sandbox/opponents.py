@@ -2,7 +2,8 @@
 
 A strategy picks a move for a position: ``random`` (any legal move), ``engine`` (our engine with a
 short move time; the random mover stands in while the engine cannot be imported or fails) or
-``idle`` (never moves, for testing aborts and flags). An :class:`OpponentPlayer` waits for its turn
+``idle`` (never moves, for testing aborts and flags) or ``gone`` (never moves, and the world treats
+its player as having left the game). An :class:`OpponentPlayer` waits for its turn
 on the world's condition and plays through the same referee as posted moves. Opponents never
 touch HTTP and never search while holding the world's lock.
 """
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-STRATEGIES = ("random", "engine", "idle")
+STRATEGIES = ("random", "engine", "idle", "gone")
 
 
 class Strategy:
@@ -84,7 +85,7 @@ def make_strategy(name: str, *, movetime_ms: int, rng: random.Random) -> Strateg
         return RandomMover(rng)
     if name == "engine":
         return EngineMover(movetime_ms, rng)
-    if name == "idle":
+    if name in ("idle", "gone"):
         return Idle()
     raise ValueError(f"unknown opponent strategy {name!r} (one of {', '.join(STRATEGIES)})")
 

@@ -10,6 +10,7 @@ and the HTTP layer writes them. No action ever blocks on a socket while holding 
 from __future__ import annotations
 
 import logging
+import math
 import random
 import threading
 import time
@@ -59,11 +60,12 @@ class Conflict(Exception):
 class World:
     """Accounts, challenges, games and streams, and every action on them."""
 
-    def __init__(self, dialect: Dialect, *, keepalive_s: float, first_move_timeout_s: float,
+    def __init__(self, dialect: Dialect, *, keepalive_s: float, first_move_timeout_s: float, gone_claim_s: float,
                  start_opponent: Callable[[World, Game, Account], None], rng: random.Random) -> None:
         self.dialect = dialect
         self.keepalive_s = keepalive_s
         self.first_move_timeout_s = first_move_timeout_s
+        self.gone_claim_s = gone_claim_s
         self.cond = threading.Condition(threading.RLock())
         self.accounts: dict[str, Account] = {}
         self.challenges: dict[str, Challenge] = {}
@@ -239,6 +241,8 @@ class World:
             player.has_played = True
             self._send_event(player, self.dialect.game_start(game, player))
         for player in (white, black):
+            if player.strategy == "gone":
+                game.gone = game.color_of(player)
             if player.strategy is not None:
                 self._start_opponent(self, game, player)
         self.cond.notify_all()
@@ -289,7 +293,10 @@ class World:
                 if game.over or self._streams_of("game", account, game.id):
                     raise Conflict(game.id)
             stream = self._register(Stream("game", account.id, game.id, Feed(), **self._stream_options()))
-            first = [ndjson(self.dialect.game_full(game, time.monotonic()))]
+            now = time.monotonic()
+            first = [ndjson(self.dialect.game_full(game, now))]
+            if self.dialect.lichess_extras and not game.over and game.gone == (not game.color_of(account)):
+                first.append(ndjson(self._opponent_gone(game, now)))
             if game.over and self.dialect.game_stream_closes:
                 stream.close()
             return stream, first
@@ -441,11 +448,24 @@ class World:
             self._lichess_game(account, game_id)
             return OK
 
-    def claim(self, account: Account, game_id: str) -> JsonObject:
-        """claim-victory / claim-draw: the sandbox's opponents never leave, so there is nothing to claim."""
+    def claim(self, account: Account, game_id: str, victory: bool) -> JsonObject:
+        """claim-victory / claim-draw, allowed once the opponent has been gone ``gone_claim_s``."""
         with self.cond:
-            self._lichess_game(account, game_id)
-            raise ApiError(400, "The opponent has not left the game")
+            game, color = self._lichess_game(account, game_id)
+            if game.over:
+                return self._too_late(game)
+            if game.gone != (not color) or time.monotonic() < game.gone_since + self.gone_claim_s:
+                raise ApiError(400, "The opponent has not left the game long enough")
+            if victory:
+                game.finish("timeout", color)
+            else:
+                game.finish("draw", None)
+            self._game_ended(game)
+            return OK
+
+    def _opponent_gone(self, game: Game, now: float) -> JsonObject:
+        claim_in = max(0, math.ceil(game.gone_since + self.gone_claim_s - now))
+        return {"type": "opponentGone", "gone": True, "claimWinInSeconds": claim_in}
 
     def _too_late(self, game: Game) -> JsonObject:
         if isinstance(self.dialect, Pychess):
@@ -500,11 +520,22 @@ class World:
     def _due(self, game: Game) -> float | None:
         if game.over:
             return None
-        if len(game.moves) < 2:
-            return game.turn_started + self.first_move_timeout_s
-        return game.flag_time()
+        due = game.turn_started + self.first_move_timeout_s if len(game.moves) < 2 else game.flag_time()
+        if self._claim_to_announce(game):
+            claimable = game.gone_since + self.gone_claim_s
+            due = claimable if due is None else min(due, claimable)
+        return due
+
+    def _claim_to_announce(self, game: Game) -> bool:
+        return game.gone is not None and not game.gone_claimable_told and self.dialect.lichess_extras
 
     def _time_out(self, game: Game) -> None:
+        now = time.monotonic()
+        if self._claim_to_announce(game) and now >= game.gone_since + self.gone_claim_s:
+            game.gone_claimable_told = True
+            self._send_game(game, self._opponent_gone(game, now))
+            self.cond.notify_all()
+            return
         if len(game.moves) < 2:
             game.finish("noStart", None)
         else:
