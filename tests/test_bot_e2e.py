@@ -12,7 +12,8 @@ from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
-from test_bot_e2e_support import BOT, LocalBot, bot_settings, check_game, decline_reason, make_sandbox, play
+import requests
+from test_bot_e2e_support import BOT, TOKEN, LocalBot, bot_settings, check_game, decline_reason, make_sandbox, play
 
 from bot.config import ChallengeSettings
 from bot.engine import Limits, SearchResult
@@ -34,7 +35,14 @@ def searcher() -> Iterator[SearchPool]:
 
 @pytest.fixture(params=DIALECTS)
 def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
-    server = make_sandbox(request.param)
+    server = make_sandbox(request.param, gone_claim_s=1.0, first_move_timeout_s=5.0)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def lichess() -> Iterator[Sandbox]:
+    server = make_sandbox("lichess", gone_claim_s=1.0)
     yield server
     server.stop()
 
@@ -209,3 +217,55 @@ def test_engine_failures_and_hangs_are_answered_with_legal_fallback_moves(
         local.stop()
     assert flaky.calls >= 5
     assert "engine failed" in caplog.text and "engine too slow" in caplog.text
+
+
+def test_lichess_opponent_gone_is_claimed_as_a_win(lichess: Sandbox, tmp_path: Path, searcher: SearchPool) -> None:
+    local = LocalBot(lichess, bot_settings(lichess, tmp_path), searcher).start()
+    try:
+        game_id = play(lichess, "leaver", color="black")     # the bot is white and moves; leaver is gone
+        record, pgn = check_game(lichess, game_id, local)
+    finally:
+        local.stop()
+    assert (record.status, record.winner, pgn.headers["Result"]) == ("timeout", "white", "1-0")
+
+
+def test_lichess_draw_offer_in_a_winning_game_is_not_accepted(lichess: Sandbox, tmp_path: Path,
+                                                              searcher: SearchPool) -> None:
+    local = LocalBot(lichess, bot_settings(lichess, tmp_path), searcher).start()
+    try:
+        game_id = play(lichess, color="black")
+        lichess.wait_moves(game_id, 8, timeout=30)
+        lichess.offer_draw(game_id, "randy")
+        record, _ = check_game(lichess, game_id, local)
+    finally:
+        local.stop()
+    assert record.status != "draw"
+
+
+def test_accept_answered_429_is_retried_after_the_pause(sandbox: Sandbox, bot: LocalBot) -> None:
+    sandbox.faults.http_status("accept", 429, count=1, retry_after=1)
+    game_id = play(sandbox)
+    check_game(sandbox, game_id, bot)
+    assert ("accept", "429") in sandbox.faults.fired
+
+
+def test_a_remembered_game_that_ended_while_the_bot_was_away_is_closed_with_an_honest_pgn(
+        sandbox: Sandbox, tmp_path: Path, searcher: SearchPool) -> None:
+    # The bot accepted, then was away until the game ended unstarted (noStart).
+    cid = sandbox.challenge("statue", BOT, limit_s=60, increment_s=1, color="white")
+    accepted = requests.post(f"{sandbox.url}/api/challenge/{cid}/accept", timeout=10,
+                             headers={"Authorization": f"Bearer {TOKEN}"})
+    assert accepted.status_code == 200
+    game_id = sandbox.game_of_challenge(cid)
+    assert game_id is not None
+    sandbox.wait_game_over(game_id, timeout=20)
+    (tmp_path / "state.json").write_text(f'{{"unfinished_games": ["{game_id}"]}}')
+    local = LocalBot(sandbox, bot_settings(sandbox, tmp_path, give_up_after_s=2.0), searcher).start()
+    try:
+        result = local.runner.wait_game_done(game_id, timeout=30)
+    finally:
+        local.stop()
+    assert result is not None and result.result == "*"
+    assert game_id not in (tmp_path / "state.json").read_text()
+    if sandbox.dialect.name == "lichess":
+        assert (tmp_path / "games" / f"{game_id}.pgn").exists()   # gameFull told the whole story

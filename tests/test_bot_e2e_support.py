@@ -36,6 +36,7 @@ def make_sandbox(dialect: str, seed: int = 5, **options: object) -> Sandbox:
     sandbox.add_opponent("randy", strategy="random")
     sandbox.add_opponent("statue", strategy="idle")
     sandbox.add_opponent("human", strategy="random", bot=False)
+    sandbox.add_opponent("leaver", strategy="gone")
     return sandbox
 
 

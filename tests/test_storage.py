@@ -1,0 +1,56 @@
+"""bot.storage: the state file survives bad content, writes are atomic, heartbeat age."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.storage import StateFile, age_s, touch, write_pgn
+
+
+def test_state_file_remembers_ids_across_instances(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    state = StateFile(path)
+    state.add("g1")
+    state.add("g2")
+    state.add("g1")
+    state.remove("g2")
+    assert StateFile(path).game_ids() == ["g1"]
+    assert json.loads(path.read_text()) == {"unfinished_games": ["g1"]}
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"unfinished_games": "g1"}', "[1, 2]", ""])
+def test_unreadable_state_file_means_no_remembered_games_not_a_crash(tmp_path: Path, content: str,
+                                                                     caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "state.json"
+    path.write_text(content)
+    assert StateFile(path).game_ids() == []
+    assert "state file" in caplog.text
+
+
+def test_writes_leave_no_temporary_files_behind(tmp_path: Path) -> None:
+    state = StateFile(tmp_path / "state.json")
+    for index in range(5):
+        state.add(f"g{index}")
+    write_pgn(tmp_path, "g1", "[Event \"x\"]\n\n*\n")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["g1.pgn", "state.json"]
+
+
+def test_pgn_file_name_cannot_escape_the_directory(tmp_path: Path) -> None:
+    path = write_pgn(tmp_path / "games", "../../etc/passwd", "*\n")
+    assert path is not None and path.parent == tmp_path / "games"
+
+
+def test_heartbeat_age_follows_touch(tmp_path: Path) -> None:
+    beat = tmp_path / "sub" / "heartbeat"
+    assert age_s(beat) is None
+    touch(beat)
+    age = age_s(beat)
+    assert age is not None and age < 5
+    os.utime(beat, (time.time() - 100, time.time() - 100))
+    old = age_s(beat)
+    assert old is not None and old >= 99
