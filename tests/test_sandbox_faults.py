@@ -137,3 +137,13 @@ def test_malformed_line_comes_before_the_next_line_and_the_stream_goes_on(
     assert json.loads(next(lines))["type"] == "gameState"
     assert ("malformed", "game") in sandbox.faults.fired
     stream.close()
+
+
+def test_stop_is_prompt_even_while_a_stream_is_silent(sandbox: Sandbox, client: ScriptedClient) -> None:
+    events = client.open_event_stream()
+    next(raw_lines(events))
+    assert sandbox.faults.silence("event", seconds=60) == 1
+    started = time.monotonic()
+    sandbox.stop()
+    assert time.monotonic() - started < 5
+    events.close()

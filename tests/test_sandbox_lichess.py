@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -296,3 +297,41 @@ def test_gone_opponent_is_announced_and_its_game_can_be_claimed_after_the_wait()
         assert client.post(f"/api/bot/game/{game_id}/claim-victory").status_code == 200
         final = next(lines)
         assert (final["status"], final["winner"]) == ("timeout", "white")
+
+
+def test_unlimited_and_correspondence_challenges_say_so(sandbox: Sandbox, client: ScriptedClient) -> None:
+    events = client.open_event_stream()
+    lines = json_lines(events)
+    sandbox.challenge("randy", "mybot", limit_s=None)
+    sandbox.challenge("randy", "mybot", limit_s=None, days=3)
+    unlimited = next_of_type(lines, "challenge")["challenge"]
+    correspondence = next_of_type(lines, "challenge")["challenge"]
+    assert (unlimited["timeControl"], unlimited["speed"]) == ({"type": "unlimited"}, "unlimited")
+    assert correspondence["timeControl"] == {"type": "correspondence", "daysPerTurn": 3}
+    events.close()
+
+
+def test_bad_challenges_from_the_control_api_are_refused_with_a_clear_error(sandbox: Sandbox) -> None:
+    with pytest.raises(ValueError, match="color"):
+        sandbox.challenge("randy", "mybot", color="green")
+    with pytest.raises(ValueError, match="no account"):
+        sandbox.challenge("nobody", "mybot")
+    with pytest.raises(ValueError):
+        sandbox.challenge("randy", "mybot", initial_fen="not a fen")
+
+
+def test_stop_ends_open_streams_and_joins_every_thread() -> None:
+    before = set(threading.enumerate())
+    sandbox = Sandbox("lichess", keepalive_s=5).start()
+    sandbox.add_account("MyBot", token="tok-bot")
+    sandbox.add_opponent("statue", strategy="idle")
+    client = ScriptedClient(sandbox.url, "tok-bot")
+    cid = sandbox.challenge("statue", "mybot", color="white")
+    client.post(f"/api/challenge/{cid}/accept")
+    events = client.open_event_stream()
+    game = client.open_game_stream(sandbox.game_of_challenge(cid) or "")
+    sandbox.wait_open_streams("game", "mybot", 1, timeout=5)
+    sandbox.stop()
+    assert set(threading.enumerate()) - before == set()
+    events.close()
+    game.close()

@@ -256,6 +256,7 @@ class Sandbox:
         strategy = make_strategy(account.strategy, movetime_ms=self._engine_movetime_ms,
                                  rng=random.Random(self._rng.random()))
         player = OpponentPlayer(world, game, account, strategy, self._opponent_delay_s)
+        self._players = [running for running in self._players if running.thread.is_alive()]
         self._players.append(player)
         player.thread.start()
 
