@@ -261,3 +261,10 @@ def test_shutdown_says_terminated_on_event_streams() -> None:
     assert next(lines) == PING
     sandbox.stop()
     assert next(lines) == b'{"type":"terminated"}'
+
+
+def test_rematch_starts_a_game_with_game_start_and_no_challenge(sandbox: Sandbox, client: ScriptedClient) -> None:
+    lines = json_lines(client.open_event_stream())
+    game_id = sandbox.rematch("randy", "mybot", limit_s=60, increment_s=1, color="white")
+    assert next(lines) == {"type": "gameStart", "game": {"id": game_id, "skill_level": "0", "chess960": "False"}}
+    assert sandbox.wait_moves(game_id, 1, timeout=5).white == "randy"

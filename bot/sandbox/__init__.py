@@ -35,6 +35,8 @@ Control API
         sandbox.cancel_challenge(cid)                     # challengeCanceled, as the challenger would
         sandbox.challenges_from("mybot")                  # ids of challenges an account created
         game_id = sandbox.game_of_challenge(cid)          # None until accepted
+        game_id = sandbox.rematch("randy", "mybot", limit_s=60, increment_s=1, color="white")
+                                                          # gameStart with no challenge line first
 
         record = sandbox.game(game_id)                    # a snapshot (GameRecord), now
         sandbox.games()                                   # snapshots of every game

@@ -156,6 +156,18 @@ class Sandbox:
                 initial_fen=initial_fen, level=level)
         return challenge.id
 
+    def rematch(self, challenger: str, dest: str, *, limit_s: int | None = 60, increment_s: int = 0,
+                rated: bool = False, color: str = "random", initial_fen: str | None = None) -> str:
+        """Starts a game at once, with a ``gameStart`` and no ``challenge`` line first (a pychess
+        rematch); returns the game id. The arguments mean what they mean for :func:`challenge`."""
+        with self._world.cond:
+            challenge = self._world.create_challenge(
+                self._world.account(challenger), self._world.account(dest), limit_s=limit_s,
+                increment_s=increment_s, days=None, rated=rated, color=color, variant="knightmate",
+                initial_fen=initial_fen, rematch=True)
+            assert challenge.game_id is not None
+            return challenge.game_id
+
     def cancel_challenge(self, challenge_id: str) -> None:
         """Withdraws an open challenge, as its challenger would (``challengeCanceled``)."""
         self._world.cancel(None, challenge_id)

@@ -136,8 +136,10 @@ class World:
 
     def create_challenge(self, challenger: Account, dest: Account, *, limit_s: int | None, increment_s: int,
                          days: int | None, rated: bool, color: str, variant: str, initial_fen: str | None,
-                         level: int = 0) -> Challenge:
+                         level: int = 0, rematch: bool = False) -> Challenge:
         """Creates a challenge and tells both sides; an in-process opponent answers it at once.
+        A *rematch* starts its game at once with a ``gameStart`` and no ``challenge`` line, as
+        pychess does.
 
         :raises: :exc:`ValueError` for a bad colour, time control or FEN, or a self-challenge.
         """
@@ -153,6 +155,9 @@ class World:
                               variant, initial_fen, level)
         with self.cond:
             self.challenges[challenge.id] = challenge
+            if rematch:
+                self._start_game(challenge)
+                return challenge
             event = self.dialect.challenge_event("challenge", challenge)
             self._send_event(dest, event)
             if self.dialect.lichess_extras:
