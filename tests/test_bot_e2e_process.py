@@ -35,7 +35,7 @@ def write_config(sandbox: Sandbox, directory: Path, **game: object) -> Path:
         "engine": {"workers": 1, "hash_mb": 8, "max_move_time_ms": 200, "move_overhead_ms": 100},
         "game": {"pgn_dir": str(directory / "games"), "state_file": str(directory / "state.json"),
                  "give_up_after_s": 20, "goodbye": GOODBYE, **game},
-        "bot": {"heartbeat_file": str(directory / "heartbeat"), "log_level": "INFO"},
+        "bot": {"heartbeat_file": str(directory / "heartbeat"), "log_level": "DEBUG"},  # the token must not show
     }
     path = directory / "config.yml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
