@@ -218,8 +218,15 @@ def test_bot_challenge_is_accepted_for_knightmate_and_declined_for_other_variant
     cid = created.json()["id"]
     assert sandbox.challenge_status(cid) == "accepted"
     assert sandbox.game(sandbox.game_of_challenge(cid) or "").white == "MyBot"
+    events = client.open_event_stream()
+    lines = json_lines(events)
+    next_of_type(lines, "gameStart")  # the accepted challenge's game, re-sent on connect
     standard = client.post("/api/challenge/randy", data={"clock.limit": "60", "variant": "standard"}).json()
     assert (sandbox.challenge_status(standard["id"]), sandbox.decline_reason(standard["id"])) == ("declined", "variant")
+    assert next_of_type(lines, "challenge")["challenge"]["id"] == standard["id"]  # outgoing challenges show too
+    declined = next_of_type(lines, "challengeDeclined")["challenge"]
+    assert (declined["id"], declined["declineReasonKey"]) == (standard["id"], "variant")
+    events.close()
     assert client.post("/api/challenge/nobody", data={}).status_code == 404
 
 
