@@ -229,7 +229,9 @@ class Client:
 
     def chat(self, game_id: str, text: str, room: str = "player") -> None:
         path = f"/api/bot/game/{quote(game_id)}/chat"
-        self._call_with_retries("chat", lambda: self._post_form(path, {"room": room, "text": text}), attempts=2)
+        # Chat is a courtesy: one try, and never a wait on a paused endpoint in the middle of a game.
+        self._call_with_retries("chat", lambda: self._post_form(path, {"room": room, "text": text}), attempts=1,
+                                wait_if_paused=False)
 
     def abort(self, game_id: str) -> None:
         self._call_with_retries("abort", lambda: self.api.bots.abort_game(game_id), attempts=3)
@@ -240,7 +242,7 @@ class Client:
     def accept_draw(self, game_id: str) -> None:
         """Lichess only: pychess has no draw endpoint for bots."""
         path = f"/api/bot/game/{quote(game_id)}/draw/yes"
-        self._call_with_retries("draw", lambda: self._post_form(path, {}), attempts=2)
+        self._call_with_retries("draw", lambda: self._post_form(path, {}), attempts=1, wait_if_paused=False)
 
     def claim_victory(self, game_id: str) -> None:
         """Lichess only, after ``opponentGone`` counted down."""
@@ -287,9 +289,12 @@ class Client:
         if not response.ok:
             raise ResponseError(response)
 
-    def _call_with_retries(self, endpoint: str, call: Callable[[], T], *, attempts: int) -> T:
+    def _call_with_retries(self, endpoint: str, call: Callable[[], T], *, attempts: int,
+                           wait_if_paused: bool = True) -> T:
         backoff = self.backoff()
         for attempt in range(1, attempts + 1):
+            if not wait_if_paused and self.rate_limits.remaining(endpoint) > 0:
+                raise ClientError(f"{endpoint}: skipped, paused after an HTTP 429")
             if not self.rate_limits.wait(endpoint, self.stop):
                 raise ClientError(f"{endpoint}: stopped")
             try:

@@ -418,3 +418,15 @@ def test_game_stream_404_is_given_up_at_once(server: FakeServer) -> None:
     with pytest.raises(GameStreamLost, match="404"):
         next(client.game_events("gone", threading.Event()))
     assert len(server.requests) == 1
+
+
+def test_chat_on_a_paused_endpoint_is_skipped_at_once_not_waited_for(server: FakeServer) -> None:
+    server.routes[("POST", "/api/bot/game/g1/chat")] = answer(429, b"<html>slow down</html>")
+    client = make_client(server, rate_limit_pause_s=60.0)
+    with pytest.raises(ClientError):
+        client.chat("g1", "hello")
+    started = time.monotonic()
+    with pytest.raises(ClientError, match="paused"):
+        client.chat("g1", "hello again")
+    assert time.monotonic() - started < 1
+    assert len(server.posts("/api/bot/game/g1/chat")) == 1
