@@ -143,6 +143,7 @@ class GamePlayer:
             log.debug("game %s: chat %s: %s", self.game_id, event.username, event.text)
             return
         self.game.apply(event)
+        first_full = isinstance(event, GameFull) and not self._seen_full
         if isinstance(event, GameFull):
             self._on_game_full()
         if self.game.ended:
@@ -153,23 +154,26 @@ class GamePlayer:
             return
         self._answer_draw_offer()
         self._think()
+        if first_full:
+            self._greet()  # while the engine thinks, not before
 
     def _on_game_full(self) -> None:
         game = self.game
         if not self._seen_full:
             self._seen_full = True
-            opponent = game.opponent
             log.info("game %s: start, %s vs %s, we play %s, %d moves so far", self.game_id,
                      game.white.name if game.white else "?", game.black.name if game.black else "?",
                      "white" if game.color == chess.WHITE else "black", game.ply)
-            if self.settings.game.greeting and game.ply < 2 and not game.ended and opponent is not None:
-                self._chat(self.settings.game.greeting)
         if self._unsure_ply is not None:
             # The stream was reopened to learn whether an unanswered post landed.
             if game.ply == self._unsure_ply and game.my_turn:
                 log.warning("game %s: the unanswered move did not land; moving again", self.game_id)
                 self._posted_ply = self._thinking_ply = None
             self._unsure_ply = None
+
+    def _greet(self) -> None:
+        if self.settings.game.greeting and self.game.ply < 2 and self.game.opponent is not None:
+            self._chat(self.settings.game.greeting)
 
     def _think(self) -> None:
         game = self.game
