@@ -39,6 +39,7 @@ from urllib.parse import quote
 import berserk
 import requests
 from berserk.exceptions import ApiError, ResponseError
+from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from bot.config import Secret, ServerSettings
 from bot.events import EventStreamEvent, GameStreamEvent
@@ -48,6 +49,10 @@ log = logging.getLogger(__name__)
 
 #: Header pychess.org requires on the event stream; without it the stream answers 400.
 PYCHESS_CAPABILITIES = {"X-PyChess-Bot-Capabilities": json.dumps({"version": 1, "variants": ["knightmate"]})}
+
+#: Backoff between attempts to post a move after a 5xx or a failed connection.
+MOVE_RETRY_INITIAL_S = 0.25
+MOVE_RETRY_CAP_S = 2.0
 
 T = TypeVar("T")
 
@@ -255,7 +260,9 @@ class Client:
 
         429s pause the endpoint and 5xx and refused connections back off; both are retried.
         """
-        backoff = self.backoff()
+        # Short waits: the clock runs while a move waits (429s have their own pause).
+        backoff = Backoff(min(self.settings.backoff_initial_s, MOVE_RETRY_INITIAL_S),
+                          min(self.settings.backoff_max_s, MOVE_RETRY_CAP_S), self._rng)
         while still_wanted():
             if not self.rate_limits.wait("move", self.stop) or not still_wanted():
                 break
@@ -316,8 +323,7 @@ class Client:
                 self.rate_limits.pause(endpoint, retry_after or self.settings.rate_limit_pause_s)
             return _Failure(response.status_code, retry_after, False, f"HTTP {response.status_code}")
         cause = error.error if isinstance(error, ApiError) and not isinstance(error, ResponseError) else error
-        maybe_sent = isinstance(cause, requests.ReadTimeout | requests.exceptions.ChunkedEncodingError)
-        return _Failure(None, None, maybe_sent, type(cause).__name__)
+        return _Failure(None, None, _maybe_sent(cause), type(cause).__name__)
 
     # -- streams ---------------------------------------------------------------------------------
 
@@ -438,6 +444,17 @@ class Client:
             streams = [stream for stream in self._open_streams if stream.url.endswith(path)]
         for stream in streams:
             stream.close()
+
+
+def _maybe_sent(error: Exception) -> bool:
+    """Whether a request that failed without an answer may still have reached the server: only a
+    connection that was never made (refused, or timed out connecting) proves it did not."""
+    if isinstance(error, requests.ConnectTimeout):
+        return False
+    if isinstance(error, requests.ConnectionError):
+        reason = error.args[0] if error.args else None
+        return not isinstance(getattr(reason, "reason", None), NewConnectionError | ConnectTimeoutError)
+    return isinstance(error, requests.RequestException)
 
 
 def _retry_after(value: str | None) -> float | None:

@@ -430,3 +430,22 @@ def test_chat_on_a_paused_endpoint_is_skipped_at_once_not_waited_for(server: Fak
         client.chat("g1", "hello again")
     assert time.monotonic() - started < 1
     assert len(server.posts("/api/bot/game/g1/chat")) == 1
+
+
+def test_move_whose_connection_drops_after_sending_is_uncertain(server: FakeServer) -> None:
+    def hang_up(handler: Handler) -> None:
+        handler.close_connection = True
+        handler.connection.shutdown(2)
+    server.routes[("POST", MOVE)] = hang_up
+    assert make_client(server).post_move("g1", "e2e4") is MoveOutcome.UNCERTAIN
+    assert len(server.posts(MOVE)) == 1
+
+
+def test_move_to_a_server_that_refuses_connections_is_tried_again() -> None:
+    settings = ServerSettings(url="http://127.0.0.1:9", dialect="lichess", connect_timeout_s=1.0,
+                              backoff_initial_s=0.01, backoff_max_s=0.02)
+    attempts = iter(range(4))
+    client = Client(settings, Secret(TOKEN))
+    assert client.post_move("g1", "e2e4", still_wanted=lambda: next(attempts, None) is not None) is \
+        MoveOutcome.ABANDONED
+    assert next(attempts, None) is None
