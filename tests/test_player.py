@@ -1,0 +1,101 @@
+"""bot.player with a scripted client and engine: a move whose answer was lost is never posted twice blindly."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Future
+from pathlib import Path
+
+import chess
+
+from bot.client import MoveOutcome
+from bot.config import GameSettings, Settings
+from bot.engine import Limits, SearchResult
+from bot.events import GameEnded, GameFull, GameState, GameStreamEvent, Player
+from bot.game import Result
+from bot.player import GamePlayer
+
+
+def full(moves: tuple[str, ...]) -> GameFull:
+    return GameFull(id="g1", variant="knightmate", white=Player("mybot"), black=Player("alice"), initial_fen=None,
+                    base_ms=None, increment_ms=None, rated=None,
+                    state=GameState(moves, 60_000, 60_000, 0, 0, "started"))
+
+
+class ScriptedClient:
+    """Game stream lines from a queue; move posts answered from a script."""
+
+    dialect = "pychess"
+
+    def __init__(self, answers: list[MoveOutcome], after_interrupt: GameFull) -> None:
+        self.lines: queue.Queue[GameStreamEvent | None] = queue.Queue()
+        self.answers = answers
+        self.after_interrupt = after_interrupt
+        self.posts: list[str] = []
+        self.changed = threading.Condition()
+        self.interrupts = 0
+
+    def game_events(self, game_id: str, stop: threading.Event) -> Iterator[GameStreamEvent]:
+        while (line := self.lines.get(timeout=10)) is not None:
+            yield line
+
+    def post_move(self, game_id: str, uci: str, **kwargs: object) -> MoveOutcome:
+        with self.changed:
+            self.posts.append(uci)
+            self.changed.notify_all()
+            return self.answers.pop(0)
+
+    def interrupt_game_stream(self, game_id: str) -> None:
+        with self.changed:
+            self.lines.put(self.after_interrupt)   # the reopened stream starts with gameFull
+            self.interrupts += 1
+            self.changed.notify_all()
+
+    def wait(self, posts: int, interrupts: int) -> None:
+        with self.changed:
+            assert self.changed.wait_for(lambda: len(self.posts) >= posts and self.interrupts >= interrupts, 5)
+
+    def chat(self, game_id: str, text: str) -> None:
+        pass
+
+
+class OneMoveEngine:
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
+        future: Future[SearchResult] = Future()
+        move = chess.Move.from_uci("e2e3" if not moves else "d2d3")
+        future.set_result(SearchResult(move, 0, None, 1, 1, 1, (move,)))
+        return future
+
+
+def run_player(client: ScriptedClient, tmp_path: Path) -> tuple[GamePlayer, list[Result | None]]:
+    settings = Settings(game=GameSettings(pgn_dir=str(tmp_path), greeting="", goodbye=""))
+    done: list[Result | None] = []
+    player = GamePlayer("g1", client=client, searcher=OneMoveEngine(), settings=settings,  # type: ignore[arg-type]
+                        username="mybot", on_done=lambda game_id, result: done.append(result))
+    player.start()
+    return player, done
+
+
+def test_an_unanswered_move_that_landed_is_not_posted_again(tmp_path: Path) -> None:
+    client = ScriptedClient([MoveOutcome.UNCERTAIN], after_interrupt=full(("e2e3",)))
+    player, done = run_player(client, tmp_path)
+    client.lines.put(full(()))
+    client.wait(posts=1, interrupts=1)          # the gameFull after the interrupt is queued first
+    client.lines.put(GameEnded())
+    assert player.finished.wait(5)
+    assert client.posts == ["e2e3"] and len(done) == 1
+
+
+def test_an_unanswered_move_that_did_not_land_is_posted_once_more(tmp_path: Path) -> None:
+    client = ScriptedClient([MoveOutcome.UNCERTAIN, MoveOutcome.LANDED, MoveOutcome.LANDED],
+                            after_interrupt=full(()))
+    player, done = run_player(client, tmp_path)
+    client.lines.put(full(()))
+    client.wait(posts=2, interrupts=1)
+    client.lines.put(GameState(("e2e3", "e7e6"), 60_000, 60_000, 0, 0, "started"))
+    client.wait(posts=3, interrupts=1)
+    client.lines.put(GameEnded())
+    assert player.finished.wait(5)
+    assert client.posts == ["e2e3", "e2e3", "d2d3"] and len(done) == 1
