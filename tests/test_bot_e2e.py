@@ -7,6 +7,7 @@ particular not on time, and its PGN carries the true result or, on pychess only,
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
@@ -97,14 +98,19 @@ def test_unwanted_challenges_are_declined_with_the_right_reason(sandbox: Sandbox
     assert decline_reason(sandbox, **challenge) == reason
 
 
-def test_mode_and_player_kind_declines(sandbox: Sandbox, tmp_path: Path, searcher: SearchPool) -> None:
-    settings = bot_settings(sandbox, tmp_path)
-    settings = type(settings)(**{**settings.__dict__, "challenge": ChallengeSettings(modes=("rated",),
-                                                                                        accept_humans=False)})
+@pytest.mark.parametrize(("policy", "challenges"), [
+    (ChallengeSettings(modes=("rated",), accept_humans=False),
+     [("randy", False, "casual"), ("human", True, "onlyBot")]),
+    (ChallengeSettings(modes=("casual",), accept_bots=False),
+     [("human", True, "rated"), ("randy", False, "noBot")]),
+])
+def test_mode_and_player_kind_declines(sandbox: Sandbox, tmp_path: Path, searcher: SearchPool,
+                                       policy: ChallengeSettings, challenges: list[tuple[str, bool, str]]) -> None:
+    settings = dataclasses.replace(bot_settings(sandbox, tmp_path), challenge=policy)
     local = LocalBot(sandbox, settings, searcher).start()
     try:
-        assert decline_reason(sandbox, "randy", limit_s=60, rated=False) == "casual"
-        assert decline_reason(sandbox, "human", limit_s=60, rated=True) == "onlyBot"
+        for challenger, rated, reason in challenges:
+            assert decline_reason(sandbox, challenger, limit_s=60, rated=rated) == reason
     finally:
         local.stop()
 
