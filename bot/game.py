@@ -32,6 +32,15 @@ log = logging.getLogger(__name__)
 #: our clock still had this much left as it was posted: a move posted near zero may have flagged.
 SAFE_CLOCK_MARGIN_MS = 1_000
 
+#: Accept a draw offer when our last search said we are at least this much worse (centipawns).
+ACCEPT_DRAW_AT_OR_BELOW_CP = -150
+#: Offer a draw (where the server has offers) when our last OFFER_DRAW_AFTER_MOVES searches all
+#: scored within OFFER_DRAW_WITHIN_CP of level, from ply OFFER_DRAW_FROM_PLY on, and then again
+#: only after as many moves more: a dead level game ends sooner, a live one is not pestered.
+OFFER_DRAW_WITHIN_CP = 10
+OFFER_DRAW_AFTER_MOVES = 8
+OFFER_DRAW_FROM_PLY = 60
+
 _DECISIVE_STATUSES = {
     "mate": "normal", "resign": "normal", "variantEnd": "normal",
     "outoftime": "time forfeit", "timeout": "abandoned", "cheat": "rules infraction",
@@ -70,6 +79,8 @@ class Game:
         self.sync_problem: str | None = None    # why the last move list made no sense
         self.claim_win_at: float | None = None
         self._own_pending: tuple[int, chess.Move] | None = None  # posted, not yet echoed
+        self.scores: list[int | None] = []    # our searches' scores, centipawns (mates as +-100000)
+        self.draw_offered_at: int | None = None
         self._waiting_since = time.monotonic()
         self.started = datetime.datetime.now(datetime.UTC)
 
@@ -206,6 +217,19 @@ class Game:
         moves = list(self.board.legal_moves)
         forcing = [move for move in moves if self.board.is_capture(move) or self.board.gives_check(move)]
         return (forcing or moves)[0]
+
+    def accepts_draw(self) -> bool:
+        """The opponent offers a draw and our last search says we are clearly worse."""
+        last = self.scores[-1] if self.scores else None
+        return self.opponent_offers_draw() and last is not None and last <= ACCEPT_DRAW_AT_OR_BELOW_CP
+
+    def wants_draw_offer(self) -> bool:
+        """The game has long been level by our searches (see ``OFFER_DRAW_*``)."""
+        recent = self.scores[-OFFER_DRAW_AFTER_MOVES:]
+        level = (len(recent) == OFFER_DRAW_AFTER_MOVES
+                 and all(score is not None and abs(score) <= OFFER_DRAW_WITHIN_CP for score in recent))
+        rested = self.draw_offered_at is None or self.ply - self.draw_offered_at >= 2 * OFFER_DRAW_AFTER_MOVES
+        return level and rested and self.ply >= OFFER_DRAW_FROM_PLY
 
     def abort_deadline(self) -> float | None:
         """When to abort: the opponent has not made a first move after ``abort_after_s``."""

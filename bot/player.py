@@ -33,10 +33,6 @@ from bot.storage import write_pgn
 
 log = logging.getLogger(__name__)
 
-#: Accept a Lichess draw offer when our last search said we are at least this much worse.
-ACCEPT_DRAW_BELOW_CP = -150
-
-
 class Searcher(Protocol):
     def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]: ...
 
@@ -68,7 +64,6 @@ class GamePlayer:
         self._posted_ply: int | None = None
         self._unsure_ply: int | None = None
         self._fallback_at: float | None = None
-        self._last_score: int | None = None
         self._abort_sent = False
         self._claim_sent = False
         self._draw_answered_ply: int | None = None
@@ -229,11 +224,15 @@ class GamePlayer:
         clock_ms = game.my_clock_ms()
         self._posted_ply = ply
         self._fallback_at = None
-        outcome = self.client.post_move(self.game_id, uci, still_wanted=self._still_playing)
+        if result is not None:
+            game.scores.append(_score(result))
+        offer = self.client.dialect == "lichess" and game.wants_draw_offer()
+        outcome = self.client.post_move(self.game_id, uci, offering_draw=offer, still_wanted=self._still_playing)
         if outcome is MoveOutcome.LANDED:
             game.note_own_move(move, clock_ms)
-            if result is not None:
-                self._last_score = _score(result)
+            if offer:
+                game.draw_offered_at = ply
+                log.info("game %s: offering a draw with this move", self.game_id)
             log.info("game %s: move %d %s (%s) %s", self.game_id, ply // 2 + 1, uci, game.board.san(move),
                      _describe(result))
         elif outcome in (MoveOutcome.UNCERTAIN, MoveOutcome.REJECTED):
@@ -246,10 +245,9 @@ class GamePlayer:
 
     def _answer_draw_offer(self) -> None:
         game = self.game
-        if (self.client.dialect == "lichess" and game.opponent_offers_draw() and self._draw_answered_ply != game.ply
-                and self._last_score is not None and self._last_score <= ACCEPT_DRAW_BELOW_CP):
+        if self.client.dialect == "lichess" and game.accepts_draw() and self._draw_answered_ply != game.ply:
             self._draw_answered_ply = game.ply
-            log.info("game %s: accepting the draw offer (score %d)", self.game_id, self._last_score)
+            log.info("game %s: accepting the draw offer (score %s)", self.game_id, game.scores[-1])
             self._call(self.client.accept_draw)
 
     def _abort(self, why: str) -> None:

@@ -245,3 +245,39 @@ def test_limits_show_the_engine_only_its_share_of_our_clock_when_games_share_wor
     limits = game.limits(now=0.0, share=0.25)
     assert (limits.btime, limits.binc) == (10_000, 500)
     assert (limits.wtime, limits.winc) == (50_000, 2_000)
+
+
+def long_level_game(plies: int) -> Game:
+    game = new_game()
+    game.apply(full(pychess=False))
+    shuffle = ("e1f3", "e8f6", "f3e1", "f6e8")   # the royal knights hop out and back
+    game.apply(state(tuple(shuffle[index % 4] for index in range(plies))))
+    assert game.sync_problem is None
+    return game
+
+
+def test_a_draw_is_offered_only_after_long_level_play_and_not_again_at_once() -> None:
+    game = long_level_game(60)
+    game.scores = [0, 5, -8, 0, 3, 0, 0, -2]
+    assert game.wants_draw_offer()
+    game.draw_offered_at = game.ply
+    assert not game.wants_draw_offer()
+    game.scores[-1] = 40
+    game.draw_offered_at = None
+    assert not game.wants_draw_offer()
+
+
+def test_no_draw_offer_early_in_the_game() -> None:
+    game = long_level_game(20)
+    game.scores = [0] * 8
+    assert not game.wants_draw_offer()
+
+
+def test_a_draw_offer_is_accepted_only_when_we_are_clearly_worse() -> None:
+    game = new_game()
+    game.apply(full(pychess=False))
+    game.apply(replace(state(("e2e3",)), bdraw=True))
+    game.scores = [-40]
+    assert not game.accepts_draw()
+    game.scores = [-300]
+    assert game.accepts_draw()
