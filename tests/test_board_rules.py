@@ -268,3 +268,11 @@ def test_standard_boards_in_the_same_process_still_play_chess() -> None:
     game = chess.pgn.read_game(io.StringIO("1. e4 e5 2. Nf3 Nc6 3. O-O *"))
     assert game is not None and str(game.mainline_moves()) == "1. e4 e5 2. Nf3 Nc6"
     assert type(game.board()) is chess.Board
+
+
+def test_docstring_examples_hold() -> None:
+    import doctest
+
+    import variant.board
+
+    assert doctest.testmod(variant.board).failed == 0
