@@ -308,7 +308,8 @@ class Client:
                 return call()
             except (ResponseError, ApiError, requests.RequestException) as error:
                 failure = self._failure(endpoint, error)
-            if not failure.retryable or failure.maybe_sent or attempt == attempts:
+            # Unlike a move, each of these calls may safely reach the server twice.
+            if not failure.retryable or attempt == attempts:
                 raise ClientError(f"{endpoint}: {failure.text}", failure.status)
             if failure.status != 429 and self.stop.wait(backoff.next_delay()):
                 raise ClientError(f"{endpoint}: stopped")

@@ -63,12 +63,23 @@ class Runner:
 
     # -- start and stop --------------------------------------------------------------------------
 
-    def check_account(self) -> str:
-        try:
-            account = self.client.account()
-        except ClientError as error:
-            hint = " (is the token right?)" if error.status in (401, 403) else ""
-            raise StartupError(f"cannot read the account: {error}{hint}") from None
+    def check_account(self, stop: threading.Event) -> str | None:
+        """The account's username, once the server confirms it is a BOT; ``None`` if ``stop`` came
+        first. A server that cannot be reached or answers 5xx is waited for (a bot that must run for
+        weeks outlives an outage); a refusal (bad token, not a bot) stops the start."""
+        backoff = self.client.backoff()
+        while True:
+            try:
+                account = self.client.account()
+                break
+            except ClientError as error:
+                if error.status is not None and error.status < 500:
+                    hint = " (is the token right?)" if error.status in (401, 403) else ""
+                    raise StartupError(f"cannot read the account: {error}{hint}") from None
+                delay = backoff.next_delay()
+                log.warning("cannot reach %s (%s); trying again in %.0f s", self.client.base_url, error, delay)
+                if stop.wait(delay):
+                    return None
         username = str(account.get("username") or account.get("id") or "")
         if not username:
             raise StartupError("the server's account answer has no username")
@@ -92,7 +103,11 @@ class Runner:
     def run(self, stop: threading.Event) -> int:
         """Plays until ``stop`` is set; returns the exit code."""
         self.check_files()
-        self.username = self.check_account()
+        username = self.check_account(stop)
+        if username is None:
+            log.info("stopped before the server could be reached")
+            return 0
+        self.username = username
         log.info("logged in as %s on %s (%s dialect)", self.username, self.client.base_url, self.client.dialect)
         touch(self.settings.bot.heartbeat_file)
         for game_id in self.state.game_ids():

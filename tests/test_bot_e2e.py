@@ -277,3 +277,14 @@ def test_a_remembered_game_that_ended_while_the_bot_was_away_is_closed_with_an_h
     assert game_id not in (tmp_path / "state.json").read_text()
     if sandbox.dialect.name == "lichess":
         assert (tmp_path / "games" / f"{game_id}.pgn").exists()   # gameFull told the whole story
+
+
+def test_a_server_answering_5xx_at_start_is_waited_for(sandbox: Sandbox, tmp_path: Path,
+                                                       searcher: SearchPool) -> None:
+    sandbox.faults.http_status("account", 503, count=4)
+    local = LocalBot(sandbox, bot_settings(sandbox, tmp_path), searcher).start()
+    try:
+        check_game(sandbox, play(sandbox), local)
+    finally:
+        local.stop()
+    assert sandbox.faults.fired.count(("account", "503")) == 4

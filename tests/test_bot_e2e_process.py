@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -124,6 +125,27 @@ def test_sigterm_mid_game_exits_0_within_10_s_and_health_follows_the_heartbeat(s
     stale = subprocess.run(knightmate_bot("health", "--config", str(config)), capture_output=True,
                            env=environment(None), timeout=30)
     assert stale.returncode == 1 and b"unhealthy" in stale.stdout
+
+
+def test_sigterm_while_the_server_is_unreachable_exits_0(tmp_path: Path) -> None:
+    config = tmp_path / "config.yml"
+    config.write_text(f"server:\n  url: http://127.0.0.1:9\n  dialect: lichess\n"
+                      f"bot:\n  heartbeat_file: {tmp_path / 'heartbeat'}\n"
+                      f"game:\n  pgn_dir: {tmp_path / 'games'}\n  state_file: {tmp_path / 'state.json'}\n")
+    process = subprocess.Popen(knightmate_bot("run", "--config", str(config)), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, env=environment())
+    assert process.stdout is not None
+    guard = threading.Timer(30, process.kill)       # a hung bot fails the test instead of hanging it
+    guard.start()
+    seen = b""
+    for line in process.stdout:                      # blocks until the bot says it is waiting
+        seen += line
+        if b"trying again" in line:
+            break
+    guard.cancel()
+    code, took = stop(process)
+    process.stdout.close()
+    assert (code, took < 10) == (0, True), seen.decode(errors="replace")
 
 
 def run_cli(*args: str, token: str | None = TOKEN) -> subprocess.CompletedProcess[str]:
