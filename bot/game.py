@@ -120,6 +120,9 @@ class Game:
     def _apply_state(self, state: GameState, now: float) -> None:
         if self.state is None or state.moves != self.state.moves:
             self._waiting_since = now
+        if self.base_ms is None and len(state.moves) < 2:
+            # pychess tells no time control, but its clocks do not run before the third ply.
+            self.base_ms, self.increment_ms = max(state.wtime_ms, state.btime_ms), state.winc_ms
         self.state = state
         self.state_received = now
         if state.is_over:

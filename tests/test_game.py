@@ -281,3 +281,12 @@ def test_a_draw_offer_is_accepted_only_when_we_are_clearly_worse() -> None:
     assert not game.accepts_draw()
     game.scores = [-300]
     assert game.accepts_draw()
+
+
+def test_pychess_time_control_is_read_from_the_untouched_clocks_of_the_first_plies() -> None:
+    game = new_game()
+    game.apply(replace(full(), state=state(("e2e3",), wtime=180_000, btime=180_000, inc=2_000)))
+    assert "[TimeControl \"180+2\"]" in game.pgn(game.result())
+    late = new_game()
+    late.apply(full(MATING_LINE[:4]))
+    assert "[TimeControl \"?\"]" in late.pgn(late.result())
