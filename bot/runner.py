@@ -36,6 +36,8 @@ PENDING_ACCEPT_S = 30.0
 #: An accepted challenge whose gameStart has not come after this long makes the bot reopen its event
 #: stream once: a pychess stream handler lingering after a reconnect can swallow one event (API.md).
 MISSING_GAME_START_S = 8.0
+#: Results of finished games kept for :meth:`Runner.wait_game_done`.
+FINISHED_GAMES_KEPT = 1000
 #: How long shutdown waits for threads before returning anyway.
 SHUTDOWN_GRACE_S = 5.0
 
@@ -199,6 +201,7 @@ class Runner:
         now = time.monotonic()
         with self._lock:
             self._pending = {key: at for key, at in self._pending.items() if now - at < PENDING_ACCEPT_S}
+            self._rechecked &= set(self._pending)
             return len(self._players) + len(self._pending)
 
     # -- games -----------------------------------------------------------------------------------
@@ -221,6 +224,8 @@ class Runner:
         with self._lock:
             self._players.pop(game_id, None)
             self._done[game_id] = result
+            while len(self._done) > FINISHED_GAMES_KEPT:   # the bot runs for weeks
+                del self._done[next(iter(self._done))]
             self._done_changed.notify_all()
 
     def wait_game_done(self, game_id: str, timeout: float) -> Result | None:
