@@ -201,9 +201,10 @@ def test_stop_event_ends_an_infinite_search() -> None:
     assert infos and [info.depth for info in infos] == list(range(1, len(infos) + 1))
 
 
-def test_node_limit_is_respected() -> None:
-    result = Engine().search(KnightmateBoard(), Limits(nodes=500))
-    assert result.nodes <= 500
+@pytest.mark.parametrize("nodes", [1, 50, 500])
+def test_node_limit_is_respected(nodes: int) -> None:
+    result = Engine().search(KnightmateBoard(), Limits(nodes=nodes))
+    assert result.nodes <= nodes
     assert result.move in KnightmateBoard().legal_moves
 
 

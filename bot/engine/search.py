@@ -40,10 +40,11 @@ MATE_BOUND = MATE - 1000
 MAX_PLY = 100
 INFINITY = MATE + 1
 
-#: Nodes between two looks at the clock and the stop flag (~10 ms at this engine's speed).
-CHECK_EVERY = 256
-#: Bytes one transposition-table entry costs in CPython (int key + 4-tuple value, measured).
-TT_ENTRY_BYTES = 200
+#: Nodes between two looks at the clock and the stop flag (a few milliseconds of search).
+CHECK_EVERY = 128
+#: Bytes one transposition-table entry costs in CPython, with the Move objects it keeps alive
+#: (measured with tracemalloc after a search: about 300).
+TT_ENTRY_BYTES = 300
 #: Below this depth remaining, positions whose static eval beats beta by a margin are cut.
 REVERSE_FUTILITY_DEPTH = 3
 REVERSE_FUTILITY_MARGIN = 120  # centipawns per ply of depth
@@ -159,7 +160,7 @@ class _Search:
         self.eval_cache: dict[int, int] = {}
         self.nodes = 0
         self.node_limit = limits.nodes if limits.nodes is not None else None
-        self.next_check = CHECK_EVERY
+        self.next_check = CHECK_EVERY if self.node_limit is None else min(CHECK_EVERY, self.node_limit)
         self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
         self.terms: list[evaluation.Terms] = [evaluation.base_terms(board)]
         self.keys: list[int] = _history_keys(board)
