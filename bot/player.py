@@ -33,7 +33,10 @@ from bot.storage import write_pgn
 
 log = logging.getLogger(__name__)
 
+
 class Searcher(Protocol):
+    """What the player needs of the search pool (:class:`bot.search_pool.SearchPool`); tests fake it."""
+
     def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]: ...
 
 
@@ -59,7 +62,6 @@ class GamePlayer:
         self._threads = [threading.Thread(target=self._read, name=f"read-{game_id}", daemon=True),
                          threading.Thread(target=self._play, name=f"play-{game_id}", daemon=True)]
         self._seen_full = False
-        self._greeted = False
         self._thinking_ply: int | None = None
         self._posted_ply: int | None = None
         self._unsure_ply: int | None = None
@@ -255,7 +257,15 @@ class GamePlayer:
             return
         self._abort_sent = True
         log.info("game %s: aborting: %s", self.game_id, why)
-        self._call(self.client.abort)
+        try:
+            self.client.abort(self.game_id)
+        except ClientError as error:
+            if self.game.setup_problem is None:
+                log.warning("game %s: %s", self.game_id, error)
+                return
+            # A game the bot must not play cannot be left to run out its clock either.
+            log.warning("game %s: abort refused (%s); resigning", self.game_id, error)
+            self._call(self.client.resign)
 
     def _chat(self, text: str) -> None:
         try:
