@@ -81,6 +81,7 @@ class Game:
         self._own_pending: tuple[int, chess.Move] | None = None  # posted, not yet echoed
         self.scores: list[int | None] = []    # our searches' scores, centipawns (mates as +-100000)
         self.draw_offered_at: int | None = None
+        self.resigned = False                 # the bot resigned (pychess then says nothing more)
         self._waiting_since = time.monotonic()
         self.started = datetime.datetime.now(datetime.UTC)
 
@@ -262,6 +263,8 @@ class Game:
             return Result("*", "unterminated", "the game was never seen")
         if state.is_over:
             return self._result_from_status(state)
+        if self.resigned and self.color is not None:
+            return Result("0-1" if self.color == chess.WHITE else "1-0", "normal", "the bot resigned")
         board = self.final_board()
         outcome = board.outcome()
         if outcome is not None:

@@ -265,7 +265,17 @@ class GamePlayer:
                 return
             # A game the bot must not play cannot be left to run out its clock either.
             log.warning("game %s: abort refused (%s); resigning", self.game_id, error)
-            self._call(self.client.resign)
+            self._resign()
+
+    def _resign(self) -> None:
+        try:
+            self.client.resign(self.game_id)
+        except ClientError as error:
+            log.warning("game %s: %s", self.game_id, error)
+            return
+        self.game.resigned = True
+        if self.client.dialect == "pychess":
+            self._finish(None)  # pychess sends no gameEnd after a resignation: leave on our own
 
     def _chat(self, text: str) -> None:
         try:

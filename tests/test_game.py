@@ -290,3 +290,11 @@ def test_pychess_time_control_is_read_from_the_untouched_clocks_of_the_first_pli
     late = new_game()
     late.apply(full(MATING_LINE[:4]))
     assert "[TimeControl \"?\"]" in late.pgn(late.result())
+
+
+def test_a_pychess_game_the_bot_resigned_is_scored_as_its_loss() -> None:
+    game = new_game()
+    game.apply(full(me_white=False))
+    game.apply(state(("e2e3",)))
+    game.resigned = True
+    assert (game.result().result, game.result().reason) == ("1-0", "the bot resigned")
