@@ -84,6 +84,8 @@ def test_game_from_an_illegal_custom_position_is_refused(sandbox: Sandbox, bot: 
         record = sandbox.wait_game_over(game_id, timeout=20)
         assert record.status == "aborted"
         assert not [post for post in record.posts if post.username == BOT]
+        result = bot.runner.wait_game_done(game_id, timeout=20)       # and the slot is free again
+        assert result is not None and result.result == "*"
 
 
 @pytest.mark.parametrize(("challenge", "reason"), [
