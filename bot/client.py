@@ -54,6 +54,10 @@ PYCHESS_CAPABILITIES = {"X-PyChess-Bot-Capabilities": json.dumps({"version": 1, 
 MOVE_RETRY_INITIAL_S = 0.25
 MOVE_RETRY_CAP_S = 2.0
 
+#: Backoff between attempts to reopen a game's stream.
+GAME_STREAM_RETRY_INITIAL_S = 0.5
+GAME_STREAM_RETRY_CAP_S = 4.0
+
 T = TypeVar("T")
 
 
@@ -386,10 +390,12 @@ class Client:
         The caller leaves when the game is over; a stream that closes or breaks before that is
         reopened (its first line, ``gameFull``, carries the whole game so far). Raises
         :class:`GameStreamLost` on a 404 (the game is gone) or when reopening has failed for
-        ``give_up_after_s``, e.g. pychess's endless 409 for a game
-        that ended while the bot was away.
+        ``give_up_after_s``, e.g. pychess's endless 409 for a game that ended while the bot was
+        away. Waits between attempts stay short: the game's clock runs while its stream is down,
+        and pychess's 409 for a dropped stream lasts up to 6 s.
         """
-        backoff = self.backoff()
+        backoff = Backoff(min(self.settings.backoff_initial_s, GAME_STREAM_RETRY_INITIAL_S),
+                          min(self.settings.backoff_max_s, GAME_STREAM_RETRY_CAP_S), self._rng)
         failing_since: float | None = None
         path = f"/api/bot/game/stream/{quote(game_id)}"
         while not (stop.is_set() or self.stop.is_set()):
