@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 import requests
-from test_sandbox_support import ScriptedClient, raw_lines
+from test_sandbox_support import ScriptedClient, drain, raw_lines
 
 from bot.sandbox import Sandbox
 
@@ -78,7 +78,7 @@ def test_dropped_game_stream_breaks_mid_body_and_a_new_stream_has_the_moves_so_f
     assert json.loads(next(lines))["type"] == "gameFull"
     assert sandbox.faults.drop_game_stream(game_id) == 1
     with pytest.raises(requests.exceptions.ChunkedEncodingError):
-        list(lines)
+        drain(lines)
     sandbox.wait_open_streams("game", "mybot", 0, timeout=5, game_id=game_id)
     full = json.loads(next(content_lines(client.open_game_stream(game_id))))
     assert full["state"]["moves"] == " ".join(record.moves)
@@ -90,7 +90,7 @@ def test_dropped_event_stream_breaks_and_the_bot_can_reconnect(sandbox: Sandbox,
     next(lines)
     assert sandbox.faults.drop_event_stream() == 1
     with pytest.raises(requests.exceptions.ChunkedEncodingError):
-        list(lines)
+        drain(lines)
     sandbox.wait_open_streams("event", "mybot", 0, timeout=5)
     again = client.open_event_stream()
     assert again.status_code == 200 and sandbox.connections("event", "mybot") == 2
@@ -141,7 +141,8 @@ def test_malformed_line_comes_before_the_next_line_and_the_stream_goes_on(
 
 def test_stop_is_prompt_even_while_a_stream_is_silent(sandbox: Sandbox, client: ScriptedClient) -> None:
     events = client.open_event_stream()
-    next(raw_lines(events))
+    lines = raw_lines(events)  # kept: dropping the generator would close the connection
+    next(lines)
     assert sandbox.faults.silence("event", seconds=60) == 1
     started = time.monotonic()
     sandbox.stop()

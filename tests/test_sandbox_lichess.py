@@ -6,7 +6,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from test_sandbox_support import ScriptedClient, json_lines, next_of_type, play_random_game, raw_lines
+from test_sandbox_support import ScriptedClient, drain, json_lines, next_of_type, play_random_game, raw_lines
 
 from bot.sandbox import Sandbox
 
@@ -126,7 +126,7 @@ def test_mating_move_ends_the_game_with_status_mate_and_winner(sandbox: Sandbox,
     assert client.post(f"/api/bot/game/{game_id}/move/{MATING_MOVE}").status_code == 200
     final = next(lines)
     assert (final["status"], final["winner"], final["moves"]) == ("mate", "white", MATING_MOVE)
-    assert list(lines) == []  # Lichess closes the game stream after the final state
+    assert drain(lines) == []  # Lichess closes the game stream after the final state
     record = sandbox.game(game_id)
     assert (record.status, record.winner) == ("mate", "white")
 
@@ -146,7 +146,7 @@ def test_a_second_event_stream_closes_the_first(sandbox: Sandbox, client: Script
     sandbox.wait_open_streams("event", "mybot", 1, timeout=5)
     second = ScriptedClient(sandbox.url, "tok-bot").open_event_stream()
     sandbox.wait_connections("event", "mybot", 2, timeout=5)
-    assert [line for line in raw_lines(first) if line] == []  # ends cleanly
+    assert [line for line in drain(raw_lines(first)) if line] == []  # ends cleanly
     second.close()
 
 

@@ -138,11 +138,12 @@ def test_second_game_stream_while_the_first_counts_open_gets_a_raw_409_in_the_bo
         sandbox: Sandbox, client: ScriptedClient) -> None:
     game_id = start_game(sandbox, client, color="black")
     first = client.open_game_stream(game_id)
-    next(raw_lines(first))
+    first_lines = raw_lines(first)  # kept: dropping the generator would close the connection
+    next(first_lines)
     second = client.open_game_stream(game_id)
     assert second.status_code == 200
     with pytest.raises(requests.exceptions.ChunkedEncodingError):
-        list(second.iter_lines())
+        next(second.iter_lines())
     assert sandbox.faults.drop_game_stream(game_id) == 1
     sandbox.wait_open_streams("game", "mybot", 0, timeout=5, game_id=game_id)  # the next ping notices
     third = client.open_game_stream(game_id)
@@ -161,7 +162,7 @@ def test_finished_game_stream_gets_409_and_a_very_short_one_404(sandbox: Sandbox
     client.post(f"/api/bot/game/{longer}/resign")
     assert len(sandbox.game(longer).moves) >= 2
     with pytest.raises(requests.exceptions.ChunkedEncodingError):
-        list(client.open_game_stream(longer).iter_lines())
+        next(client.open_game_stream(longer).iter_lines())
 
 
 def test_reconnect_resends_game_start_only_for_started_games_without_open_streams(
@@ -241,16 +242,21 @@ def test_clock_is_not_charged_for_the_first_two_plies_then_flags(sandbox: Sandbo
     assert (record.status, record.winner) == ("outoftime", "black")
 
 
-def test_a_dropped_event_stream_lingers_and_swallows_the_next_event(sandbox: Sandbox, client: ScriptedClient) -> None:
-    events = client.open_event_stream()
-    next(raw_lines(events))
-    sandbox.wait_open_streams("event", "mybot", 1, timeout=5)
-    assert sandbox.faults.drop_event_stream("mybot") == 1
-    lost = sandbox.challenge("randy", "mybot")
-    sandbox.wait_open_streams("event", "mybot", 0, timeout=5)
-    lines = json_lines(client.open_event_stream())
-    kept = sandbox.challenge("randy", "mybot")
-    assert next_of_type(lines, "challenge")["challenge"]["id"] == kept != lost
+def test_a_dropped_event_stream_lingers_and_swallows_the_next_event() -> None:
+    # A long keep-alive interval: the challenge must come within the dropped stream's linger time.
+    with Sandbox("pychess", keepalive_s=5) as sandbox:
+        sandbox.add_account("MyBot", token="tok-bot")
+        sandbox.add_opponent("randy", strategy="random", accepts_challenges=False)
+        client = ScriptedClient(sandbox.url, "tok-bot", pychess=True)
+        events = client.open_event_stream()
+        lines = raw_lines(events)  # kept: dropping the generator would close the connection
+        next(lines)
+        assert sandbox.faults.drop_event_stream("mybot") == 1
+        lost = sandbox.challenge("randy", "mybot")
+        sandbox.wait_open_streams("event", "mybot", 0, timeout=5)  # ended by swallowing it
+        fresh = json_lines(client.open_event_stream())
+        kept = sandbox.challenge("randy", "mybot")
+        assert next_of_type(fresh, "challenge")["challenge"]["id"] == kept != lost
 
 
 def test_shutdown_says_terminated_on_event_streams() -> None:

@@ -62,6 +62,16 @@ def json_lines(response: requests.Response) -> Iterator[dict[str, Any]]:
             yield obj
 
 
+def drain(lines: Iterator[Any], limit: int = 100) -> list[Any]:
+    """Everything left on a stream that must end soon; fails rather than hangs if it does not."""
+    rest = []
+    for line in lines:
+        rest.append(line)
+        if len(rest) > limit:
+            raise AssertionError(f"the stream did not end after {limit} lines")
+    return rest
+
+
 def next_of_type(lines: Iterator[dict[str, Any]], kind: str) -> dict[str, Any]:
     for obj in lines:
         if obj.get("type") == kind:
