@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import subprocess
 import sys
 
 import chess
@@ -155,3 +156,11 @@ def test_plays_through_python_chess_engine_with_knightmate_board() -> None:
         assert info["depth"] == 3 and "score" in info and info["pv"]
     finally:
         engine.quit()
+
+
+def test_undecodable_input_does_not_crash_the_process() -> None:
+    completed = subprocess.run([sys.executable, "-m", "bot.cli", "uci"], input=b"\xff\xfe\x00garbage\nisready\nquit\n",
+                               capture_output=True, timeout=TIMEOUT_S)
+    lines = completed.stdout.decode().splitlines()
+    assert completed.returncode == 0
+    assert lines[0].startswith("info string error: unknown command") and lines[1] == "readyok"

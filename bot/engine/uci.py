@@ -13,6 +13,7 @@ stdout that is not UCI (diagnostics go to the log).
 
 from __future__ import annotations
 
+import io
 import logging
 import threading
 from collections.abc import Callable
@@ -57,6 +58,16 @@ class UciSession:
         # as soon as it reads that line, before the search thread has quite finished.
         self._idle = threading.Event()
         self._idle.set()
+        self._handlers: dict[str, Callable[[list[str]], None]] = {
+            "uci": self._uci,
+            "isready": lambda _: self.send("readyok"),
+            "ucinewgame": self._new_game,
+            "setoption": self._setoption,
+            "position": self._position,
+            "go": self._go,
+            "stop": lambda _: self.stop_search(),
+            "debug": lambda _: None,
+        }
 
     def send(self, line: str) -> None:
         with self._write_lock:
@@ -72,7 +83,7 @@ class UciSession:
             if command == "quit":
                 self.stop_search()
                 return False
-            handler = self._handlers().get(command)
+            handler = self._handlers.get(command)
             if handler is None:
                 raise UciError(f"unknown command {command!r}")
             handler(arguments)
@@ -82,18 +93,6 @@ class UciSession:
             logger.exception("UCI command failed: %r", line)
             self.send(f"info string error: internal error on {command!r}")
         return True
-
-    def _handlers(self) -> dict[str, Callable[[list[str]], None]]:
-        return {
-            "uci": self._uci,
-            "isready": lambda _: self.send("readyok"),
-            "ucinewgame": self._new_game,
-            "setoption": self._setoption,
-            "position": self._position,
-            "go": self._go,
-            "stop": lambda _: self.stop_search(),
-            "debug": lambda _: None,
-        }
 
     def _uci(self, _: list[str]) -> None:
         self.send(f"id name {ENGINE_NAME}")
@@ -260,6 +259,8 @@ def run(stdin: TextIO, stdout: TextIO) -> int:
         stdout.write(line + "\n")
         stdout.flush()
 
+    if isinstance(stdin, io.TextIOWrapper):
+        stdin.reconfigure(errors="replace")  # undecodable bytes become an unknown command, not a crash
     session = UciSession(write)
     for line in stdin:
         if not session.handle(line):
