@@ -5,11 +5,13 @@ copy of the caller's :class:`variant.KnightmateBoard`, which stays the single so
 for the rules: moves come from its pseudo-legal generator and are checked for legality only when
 they are searched (a pushed move that leaves the own royal knight attacked is taken back).
 
-Search features: transposition table, quiescence search on captures (all evasions when in check),
-move ordering (hash move tried before any generation, captures by victim then attacker,
-promotions, two killers per ply, history), check extension, null-move pruning (only with pieces
-besides pawns, against zugzwang), late-move reductions, reverse futility pruning, mate-distance
-scores, and draws by repetition, the fifty-move rule, stalemate and insufficient material.
+Search features: transposition table, quiescence search on captures (all evasions when in check;
+captures of defended victims by bigger pieces left out), move ordering in stages (hash move tried
+before any generation, captures by victim then attacker, two killers per ply, quiet moves by
+history), check extension, null-move pruning (only with pieces besides pawns, against zugzwang),
+late-move reductions, reverse futility, futility and late-move pruning near the leaves,
+aspiration windows, mate-distance scores, and draws by repetition, the fifty-move rule,
+stalemate and insufficient material.
 
 It must never mutate the caller's board, never return an illegal move when a legal one exists,
 and never run past the hard deadline of its :class:`~bot.engine.clock.Budget` (checked every
