@@ -82,11 +82,11 @@ def engine_starts(monkeypatch) -> list[str]:
 
 
 def play_match(command_a: list[str], command_b: list[str], opening: str, games: int = 2,
-               tc: str = "5+0", lag_grace_ms: int = 50, pgn: Path | None = None) -> Tally:
+               tc: str = "5+0", lag_grace_ms: int = 50, pgn: Path | None = None, concurrency: int = 1) -> Tally:
     config = MatchConfig(
         command_a=command_a, command_b=command_b, options_a={}, options_b={}, name_a="A", name_b="B",
         games=games, openings=[parse_opening(opening, 1)], time_control=TimeControl.parse(tc),
-        lag_grace_ms=lag_grace_ms, concurrency=1, pgn=pgn,
+        lag_grace_ms=lag_grace_ms, concurrency=concurrency, pgn=pgn,
     )
     match = Match(config)
     try:
@@ -254,6 +254,16 @@ def test_random_movers_finish_games_by_the_rules_and_write_pgn(tmp_path: Path) -
         assert game is not None and not game.errors
         assert game.headers["Variant"] == "Knightmate"
         assert game.headers["Result"] == DRAW
+
+
+def test_concurrent_games_run_on_their_own_engine_pairs_and_all_count(tmp_path: Path, engine_starts) -> None:
+    pgn = tmp_path / "games.pgn"
+    tally = play_match(RANDOM_MOVER, RANDOM_MOVER, NEAR_FIFTY_MOVES, games=4, pgn=pgn, concurrency=2)
+    assert tally.games == 4
+    assert sorted(engine_starts) == ["A", "A", "B", "B"]
+    with pgn.open() as handle:
+        rounds = sorted(int(game.headers["Round"]) for game in iter(lambda: chess.pgn.read_game(handle), None))
+    assert rounds == [1, 2, 3, 4]
 
 
 def test_illegal_move_loses_the_game(fake_engine) -> None:
