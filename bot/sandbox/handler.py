@@ -89,6 +89,8 @@ class SandboxServer(ThreadingHTTPServer):
 
     daemon_threads = False
     block_on_close = True
+    #: Room for a burst of connections (many bots or games connecting at once).
+    request_queue_size = 64
 
     def __init__(self, address: tuple[str, int], world: World, faults: Faults) -> None:
         self.world = world
