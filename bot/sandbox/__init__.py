@@ -64,8 +64,9 @@ Every wait raises :exc:`TimeoutError` when its timeout runs out. :class:`GameRec
 ``white``, ``black`` (usernames), ``initial_fen``, ``moves`` (UCI, as played), ``status`` (Lichess
 status names: started, aborted, mate, resign, stalemate, timeout, draw, outoftime, noStart, and the
 sandbox's ``illegalMove`` for a pychess game lost by an illegal move), ``winner`` ("white", "black"
-or None), ``over``, ``posts`` (every move POST as ``(username, uci, accepted)``, in order; an
-in-process opponent's moves are not posts), ``duplicate_posts`` (refused posts repeating the poster's
+or None), ``over``, ``posts`` (every move POST the server acted on, as ``(username, uci,
+accepted)``, in order; posts answered by an injected fault and an in-process opponent's moves are
+not posts), ``duplicate_posts`` (refused posts repeating the poster's
 last accepted move), ``chat`` (``(username, room, text)``), ``wtime_ms``/``btime_ms``.
 
 Request kinds for ``http_status``: account, upgrade, stream_event, stream_game, move, accept,
