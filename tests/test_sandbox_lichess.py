@@ -325,6 +325,10 @@ def test_bad_challenges_from_the_control_api_are_refused_with_a_clear_error(sand
         sandbox.challenge("nobody", "mybot")
     with pytest.raises(ValueError):
         sandbox.challenge("randy", "mybot", initial_fen="not a fen")
+    with pytest.raises(ValueError, match="no challenge"):
+        sandbox.wait_challenge_answered("nope", timeout=1)
+    with pytest.raises(ValueError, match="no game"):
+        sandbox.wait_game_over("nope", timeout=1)
 
 
 def test_stop_ends_open_streams_and_joins_every_thread() -> None:

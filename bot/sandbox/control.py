@@ -22,7 +22,7 @@ import chess
 from bot.sandbox.dialect import DIALECTS
 from bot.sandbox.faults import Faults
 from bot.sandbox.handler import SandboxServer
-from bot.sandbox.model import Account, ChatLine, Game, MovePost, color_name
+from bot.sandbox.model import Account, Challenge, ChatLine, Game, MovePost, color_name
 from bot.sandbox.opponents import STRATEGIES, OpponentPlayer, make_strategy
 from bot.sandbox.world import World
 
@@ -181,29 +181,29 @@ class Sandbox:
     def challenge_status(self, challenge_id: str) -> str:
         """``created``, ``accepted``, ``declined`` or ``canceled``."""
         with self._world.cond:
-            return self._world.challenges[challenge_id].status
+            return self._challenge(challenge_id).status
 
     def wait_challenge_answered(self, challenge_id: str, timeout: float) -> str:
         """Waits until the challenge is no longer open; returns its status."""
         with self._world.cond:
-            challenge = self._world.challenges[challenge_id]
+            challenge = self._challenge(challenge_id)
             self._wait(lambda: challenge.status != "created", timeout, f"challenge {challenge_id} answered")
             return challenge.status
 
     def decline_reason(self, challenge_id: str) -> str | None:
         """The reason key the challenge was declined with, as the server understood it."""
         with self._world.cond:
-            return self._world.challenges[challenge_id].decline_reason
+            return self._challenge(challenge_id).decline_reason
 
     def game_of_challenge(self, challenge_id: str) -> str | None:
         with self._world.cond:
-            return self._world.challenges[challenge_id].game_id
+            return self._challenge(challenge_id).game_id
 
     # Games.
 
     def game(self, game_id: str) -> GameRecord:
         with self._world.cond:
-            return GameRecord.of(self._world.games[game_id])
+            return GameRecord.of(self._game(game_id))
 
     def games(self) -> list[GameRecord]:
         with self._world.cond:
@@ -221,7 +221,7 @@ class Sandbox:
                   what: str = "in the awaited state") -> GameRecord:
         """Waits until *predicate* holds for the game's record; returns that record."""
         with self._world.cond:
-            game = self._world.games[game_id]
+            game = self._game(game_id)
             self._wait(lambda: predicate(GameRecord.of(game)), timeout, f"game {game_id} {what}")
             return GameRecord.of(game)
 
@@ -258,6 +258,18 @@ class Sandbox:
                        f"{count} open {kind} streams of {username}")
 
     # Internals.
+
+    def _challenge(self, challenge_id: str) -> Challenge:
+        try:
+            return self._world.challenges[challenge_id]
+        except KeyError:
+            raise ValueError(f"no challenge with id {challenge_id!r}") from None
+
+    def _game(self, game_id: str) -> Game:
+        try:
+            return self._world.games[game_id]
+        except KeyError:
+            raise ValueError(f"no game with id {game_id!r}") from None
 
     def _wait(self, predicate: Callable[[], bool], timeout: float, what: str) -> None:
         if not self._world.cond.wait_for(predicate, timeout):
