@@ -257,7 +257,9 @@ def test_chat_is_recorded_and_echoed_as_chat_line(sandbox: Sandbox, client: Scri
     assert client.post(f"/api/bot/game/{game_id}/chat", data={"room": "player", "text": "gl hf"}).status_code == 200
     assert next(lines) == {"type": "chatLine", "room": "player", "username": "MyBot", "text": "gl hf"}
     assert client.post(f"/api/bot/game/{game_id}/chat", data={"room": "lobby", "text": "x"}).status_code == 400
-    assert sandbox.game(game_id).chat == [("MyBot", "player", "gl hf")]
+    sandbox.say(game_id, "statue", "hello")
+    assert next(lines) == {"type": "chatLine", "room": "player", "username": "statue", "text": "hello"}
+    assert sandbox.game(game_id).chat == [("MyBot", "player", "gl hf"), ("statue", "player", "hello")]
     stream.close()
 
 

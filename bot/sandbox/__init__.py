@@ -44,6 +44,7 @@ Control API
         record = sandbox.wait_moves(game_id, plies=10, timeout=30)   # at least 10 plies, or over
         record = sandbox.wait_game(game_id, lambda r: ..., timeout=5)  # any condition on the record
         sandbox.offer_draw(game_id, "randy")              # Lichess: an opponent offers a draw
+        sandbox.say(game_id, "randy", "hello", room="player")  # an opponent chats (Lichess: chatLine)
 
         sandbox.connections("event", "mybot")             # streams of that kind ever opened
         sandbox.connections("game", "mybot", game_id)

@@ -225,6 +225,12 @@ class Sandbox:
             self._wait(lambda: predicate(GameRecord.of(game)), timeout, f"game {game_id} {what}")
             return GameRecord.of(game)
 
+    def say(self, game_id: str, username: str, text: str, room: str = "player") -> None:
+        """Makes *username* (a player of the game, usually an in-process opponent) chat; Lichess
+        sends it to the players' game streams as a ``chatLine``, pychess to no bot."""
+        self._game(game_id)
+        self._world.chat(self._world.account(username), game_id, room, text, bot_only=False)
+
     def offer_draw(self, game_id: str, username: str) -> None:
         """Makes *username* (an in-process opponent) offer a draw, Lichess only."""
         self._world.draw(self._world.account(username), game_id, True)

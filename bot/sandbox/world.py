@@ -418,9 +418,11 @@ class World:
             self._game_ended(game, skip=account if isinstance(self.dialect, Pychess) else None)
             return OK
 
-    def chat(self, account: Account, game_id: str, room: str | None, text: str | None) -> JsonObject:
+    def chat(self, account: Account, game_id: str, room: str | None, text: str | None, *,
+             bot_only: bool = True) -> JsonObject:
+        """Posts a chat line: recorded always, sent to the players' game streams on Lichess only."""
         with self.cond:
-            game = self._my_game(account, game_id, bot_only=True)[0]
+            game = self._my_game(account, game_id, bot_only=bot_only)[0]
             if room not in ("player", "spectator"):
                 raise ApiError(400, "room must be player or spectator")
             if not text:
