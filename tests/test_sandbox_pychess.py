@@ -243,8 +243,9 @@ def test_clock_is_not_charged_for_the_first_two_plies_then_flags(sandbox: Sandbo
 
 
 def test_a_dropped_event_stream_lingers_and_swallows_the_next_event() -> None:
-    # A long keep-alive interval: the challenge must come within the dropped stream's linger time.
-    with Sandbox("pychess", keepalive_s=5) as sandbox:
+    # A long keep-alive interval: the challenge must come within the dropped stream's linger time,
+    # however slowly a loaded machine runs this test.
+    with Sandbox("pychess", keepalive_s=60) as sandbox:
         sandbox.add_account("MyBot", token="tok-bot")
         sandbox.add_opponent("randy", strategy="random", accepts_challenges=False)
         client = ScriptedClient(sandbox.url, "tok-bot", pychess=True)
@@ -253,7 +254,7 @@ def test_a_dropped_event_stream_lingers_and_swallows_the_next_event() -> None:
         next(lines)
         assert sandbox.faults.drop_event_stream("mybot") == 1
         lost = sandbox.challenge("randy", "mybot")
-        sandbox.wait_open_streams("event", "mybot", 0, timeout=5)  # ended by swallowing it
+        sandbox.wait_open_streams("event", "mybot", 0, timeout=30)  # ended by swallowing it
         fresh = json_lines(client.open_event_stream())
         kept = sandbox.challenge("randy", "mybot")
         assert next_of_type(fresh, "challenge")["challenge"]["id"] == kept != lost
