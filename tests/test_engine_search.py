@@ -176,7 +176,7 @@ def test_movetime_200_ms_returns_within_budget() -> None:
     result = Engine().search(board, Limits(movetime=200, move_overhead_ms=0))
     elapsed_ms = (time.perf_counter() - started) * 1000
     assert result.move in board.legal_moves
-    assert elapsed_ms < 200 + 60
+    assert elapsed_ms < 200 + 100  # slack for a loaded machine: the bot holds back 100 ms too
 
 
 def test_clock_budget_leaves_the_overhead_unspent() -> None:
