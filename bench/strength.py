@@ -43,6 +43,8 @@ from variant import KnightmateBoard
 BENCH = Path(__file__).resolve().parent
 DEFAULT_OPENINGS = BENCH / "openings.txt"
 
+logger = logging.getLogger(__name__)
+
 WHITE, BLACK = True, False
 ILLEGAL_MOVE, TIME_FORFEIT, CRASH = "illegal move", "time forfeit", "crash"
 
@@ -323,7 +325,7 @@ def write_pgn(record: GameRecord, path: Path, time_control: TimeControl) -> None
         "Event": "knightmate-bot strength match", "Date": time.strftime("%Y.%m.%d"),
         "Round": str(record.number),
         "White": record.white, "Black": record.black, "Result": record.result,
-        "TimeControl": f"{time_control.base_ms / 1000:g}+{time_control.increment_ms / 1000:g}",
+        "TimeControl": str(time_control),
         "Termination": "normal" if record.forfeit is None else record.reason,
         "Opening": record.opening.position(),
     })
@@ -366,7 +368,6 @@ class Match:
         self.seats: queue.Queue[tuple[UciPlayer, UciPlayer]] = queue.Queue()
         self.all_players: list[UciPlayer] = []
         self.stopping = threading.Event()
-        self.output_lock = threading.Lock()
 
     def start_engines(self) -> tuple[str, str]:
         """Starts every engine process up front, so a bad command fails before any game."""
@@ -419,7 +420,12 @@ class Match:
         tally.add(record)
         config = self.config
         if config.pgn is not None:
-            write_pgn(record, config.pgn, config.time_control)
+            try:
+                write_pgn(record, config.pgn, config.time_control)
+            except ValueError as error:
+                # Our rules library disagreeing with the referee is a bug to report, not a reason to
+                # lose the match: the result is already counted.
+                logger.error("game %d not written to %s: %s", record.number, config.pgn, error)
         forfeit = f" ({record.detail})" if record.detail else ""
         print(f"Game {record.number}/{config.games}: {record.white} - {record.black} {record.result} "
               f"{record.reason}{forfeit}, {len(record.moves)} plies after opening line "

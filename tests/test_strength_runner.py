@@ -266,6 +266,16 @@ def test_concurrent_games_run_on_their_own_engine_pairs_and_all_count(tmp_path: 
     assert rounds == [1, 2, 3, 4]
 
 
+def test_game_that_cannot_be_written_as_pgn_is_still_counted(tmp_path: Path, monkeypatch, caplog) -> None:
+    def disagreeing_rules(*args: object) -> None:
+        raise ValueError("illegal san")
+
+    monkeypatch.setattr(strength, "write_pgn", disagreeing_rules)
+    tally = play_match(RANDOM_MOVER, RANDOM_MOVER, NEAR_FIFTY_MOVES, pgn=tmp_path / "games.pgn")
+    assert tally.games == 2
+    assert "game 1 not written" in caplog.text and "illegal san" in caplog.text
+
+
 def test_illegal_move_loses_the_game(fake_engine) -> None:
     tally = play_match(fake_engine("illegal"), RANDOM_MOVER, NEAR_FIFTY_MOVES)
     assert (tally.wins, tally.draws, tally.losses) == (0, 0, 2)
