@@ -10,7 +10,8 @@ early: games end by the rules or by a forfeit.
 Example (see bench/README.md)::
 
     python bench/strength.py --engine-a "knightmate-bot uci" --engine-b bench/fairy_stockfish.sh \\
-        --option-b UCI_LimitStrength=true --option-b UCI_Elo=2200 --games 40 --tc 10+0.1
+        --option-b UCI_LimitStrength=true --option-b UCI_Elo=2200 --option-b "Move Overhead=100" \\
+        --games 40 --tc 10+0.1
 
 The runner prints one line per finished game and a summary; ``--pgn`` also writes the games. It
 never changes an engine and never starts more than two engine processes per ``--concurrency``.
