@@ -17,7 +17,7 @@ import argparse
 import time
 
 from bot.engine import Engine, Limits
-from variant import KnightmateBoard
+from variant import KnightmateBoard, perft
 
 POSITIONS = {
     "start": "rmbqkbmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQkq - 0 1",
@@ -26,17 +26,6 @@ POSITIONS = {
     "queens off": "2r1k2r/pp3ppp/2m1pm2/3p4/3P4/2M1PM2/PP3PPP/2R1K2R b Kk - 2 16",
     "endgame": "8/5pk1/3m2p1/8/3P4/5MP1/5P2/6K1 w - - 0 40",
 }
-
-
-def perft(board: KnightmateBoard, depth: int) -> int:
-    if depth == 1:
-        return board.legal_moves.count()
-    total = 0
-    for move in board.legal_moves:
-        board.push(move)
-        total += perft(board, depth - 1)
-        board.pop()
-    return total
 
 
 def main() -> None:
