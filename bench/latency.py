@@ -1,6 +1,7 @@
 """The bot's own latency, and many games at once, against the sandbox on 127.0.0.1.
 
     python bench/latency.py [--dialect lichess] [--moves 300] [--parallel 4] [--games 8] [--base 60]
+                            [--opponent engine]
 
 Part 1, latency: the real bot (runner, client, players, search pool) plays random movers until it
 has made ``--moves`` moves, first one game at a time (the bot's own overhead), then ``--parallel``
@@ -12,8 +13,10 @@ measured in the same run, it times a bare HTTP round trip (``GET /api/account``)
 server; the ratio says how the bot's overhead compares to one request.
 
 Part 2, load: ``--games`` games of ``--base``+0 at once (the bot's concurrency set to match), the
-engine on the clock with no cap, against random movers; prints each game's end and the bot's
-clock left, and counts games lost on time (the figure that must be 0).
+engine on the clock with no cap, against ``--opponent``: by default our engine at 100 ms a move,
+run inside this process, so games last long enough for the clocks to matter and the opponents
+compete with the bot's own threads for the CPU; prints each game's end and the bot's clock left,
+and counts games lost on time (the figure that must be 0).
 
 A benchmark, not a test: it prints figures and asserts nothing.
 """
@@ -113,10 +116,11 @@ def start_bot(sandbox: Sandbox, settings: Settings, searcher: TimedSearcher, wor
     return runner, client, stop, thread
 
 
-def play_games(sandbox: Sandbox, runner: Runner, count: int, base_s: int, increment_s: int) -> list[str]:
+def play_games(sandbox: Sandbox, runner: Runner, count: int, base_s: int, increment_s: int,
+               opponent: str = "random") -> list[str]:
     ids = []
     for index in range(count):
-        challenge = sandbox.challenge(f"randy{index}", BOT, limit_s=base_s, increment_s=increment_s,
+        challenge = sandbox.challenge(f"{opponent}{index}", BOT, limit_s=base_s, increment_s=increment_s,
                                       color="white" if index % 2 else "black")
         sandbox.wait_challenge_answered(challenge, timeout=20)
         game_id = sandbox.game_of_challenge(challenge)
@@ -144,7 +148,7 @@ def latency(dialect: str, moves: int, parallel: int, workers: int, directory: Pa
     with Sandbox(dialect, seed=3) as sandbox:
         sandbox.add_account(BOT, token=TOKEN, bot=True)
         for index in range(parallel):
-            sandbox.add_opponent(f"randy{index}", strategy="random")
+            sandbox.add_opponent(f"random{index}", strategy="random")
         settings = local_settings(sandbox.url, dialect, directory, move_time_ms=150, concurrency=parallel)
         settings = dataclasses.replace(settings, engine=dataclasses.replace(settings.engine, workers=workers))
         pool = SearchPool(workers, settings.engine.hash_mb)
@@ -172,11 +176,11 @@ def latency(dialect: str, moves: int, parallel: int, workers: int, directory: Pa
     print(f"  ratio, bot overhead p50 / bare round trip p50: {statistics.median(overhead) / base_p50:.1f}x")
 
 
-def load(dialect: str, games: int, base_s: int, workers: int, directory: Path) -> None:
-    with Sandbox(dialect, seed=4) as sandbox:
+def load(dialect: str, games: int, base_s: int, workers: int, opponent: str, directory: Path) -> None:
+    with Sandbox(dialect, seed=4, engine_movetime_ms=100) as sandbox:
         sandbox.add_account(BOT, token=TOKEN, bot=True)
         for index in range(games):
-            sandbox.add_opponent(f"randy{index}", strategy="random")
+            sandbox.add_opponent(f"{opponent}{index}", strategy=opponent)
         settings = local_settings(sandbox.url, dialect, directory, concurrency=games)
         settings = dataclasses.replace(settings, engine=dataclasses.replace(
             settings.engine, workers=workers, max_move_time_ms=None, move_overhead_ms=100))
@@ -185,15 +189,15 @@ def load(dialect: str, games: int, base_s: int, workers: int, directory: Path) -
         runner, client, stop, thread = start_bot(sandbox, settings, TimedSearcher(pool), workers)
         started = time.monotonic()
         try:
-            ids = play_games(sandbox, runner, games, base_s, 0)
+            ids = play_games(sandbox, runner, games, base_s, 0, opponent)
         finally:
             stop.set()
             thread.join(15)
             pool.close()
         took = time.monotonic() - started
         lost_on_time = 0
-        print(f"load, {dialect} dialect: {len(ids)} games of {base_s}+0 at once, {workers} search worker(s), "
-              f"{took:.0f} s wall")
+        print(f"load, {dialect} dialect: {len(ids)} games of {base_s}+0 at once against {opponent} opponents, "
+              f"{workers} search worker(s), {took:.0f} s wall")
         for game_id in ids:
             record = sandbox.game(game_id)
             color = "white" if record.white == BOT else "black"
@@ -214,6 +218,8 @@ def main() -> None:
     parser.add_argument("--base", type=int, default=60, help="clock of the load games, seconds (default 60)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="search workers (default: CPUs)")
     parser.add_argument("--skip-load", action="store_true", help="only the latency part")
+    parser.add_argument("--opponent", choices=("engine", "random"), default="engine",
+                        help="opponents of the load part (default: our engine at 100 ms a move)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     with tempfile.TemporaryDirectory(prefix="knightmate-latency-") as directory:
@@ -222,7 +228,7 @@ def main() -> None:
         for parallel in sorted({1, args.parallel}):
             latency(args.dialect, args.moves, parallel, args.workers, Path(directory) / f"latency-{parallel}")
         if not args.skip_load:
-            load(args.dialect, args.games, args.base, args.workers, Path(directory) / "load")
+            load(args.dialect, args.games, args.base, args.workers, args.opponent, Path(directory) / "load")
 
 
 if __name__ == "__main__":
