@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -366,18 +367,31 @@ def test_event_stream_reconnects_after_silence_and_drop_and_skips_garbage(server
 
 
 def test_close_interrupts_a_blocked_stream_read_promptly(server: FakeServer) -> None:
+    second_line = threading.Event()
+
     def stream(handler: Handler) -> None:
         handler.start_stream()
+        handler.write_line("")
+        second_line.wait(10)
         handler.write_line("")
         server.release.wait(10)
     server.routes[("GET", "/api/stream/event")] = stream
     client = make_client(server, read_timeout_s=30.0)
     events = client.events()
     assert next(events) == KeepAlive()
+    received: queue.Queue[object] = queue.Queue()
     finished = threading.Event()
-    thread = threading.Thread(target=lambda: (list(events), finished.set()))
+
+    def read_all() -> None:
+        for event in events:
+            received.put(event)
+        finished.set()
+    thread = threading.Thread(target=read_all)
     thread.start()
-    time.sleep(0.1)  # let the reader block in recv; closing before that is the easy case
+    # Once the reader thread has taken the second line it goes straight back to a blocking read,
+    # which is the hard case for close(); closing before any read is the easy one.
+    second_line.set()
+    assert received.get(timeout=5) == KeepAlive()
     started = time.monotonic()
     client.close()
     assert finished.wait(3)
