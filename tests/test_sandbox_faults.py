@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 import requests
-from test_sandbox_support import ScriptedClient, drain, raw_lines
+from test_sandbox_support import ScriptedClient, drain, raw_lines, start_game
 
 from bot.sandbox import Sandbox
 
@@ -26,13 +26,6 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
 @pytest.fixture
 def client(sandbox: Sandbox) -> ScriptedClient:
     return ScriptedClient(sandbox.url, "tok-bot", pychess=sandbox.dialect.name == "pychess")
-
-
-def start_game(sandbox: Sandbox, client: ScriptedClient, color: str = "white") -> str:
-    """A game where randy (the challenger) has *color*."""
-    cid = sandbox.challenge("randy", "mybot", color=color)
-    assert client.post(f"/api/challenge/{cid}/accept").status_code == 200
-    return sandbox.game_of_challenge(cid) or ""
 
 
 def content_lines(response: requests.Response) -> Iterator[bytes]:
@@ -54,7 +47,7 @@ def test_injected_429_answers_with_retry_after_and_html_then_the_move_lands(
 
 def test_injected_5xx_hits_exactly_the_next_count_requests_of_that_kind(
         sandbox: Sandbox, client: ScriptedClient) -> None:
-    game_id = start_game(sandbox, client)
+    game_id = start_game(sandbox, client, color="white")
     sandbox.faults.http_status("stream_game", 502, count=2)
     assert client.get("/api/account").status_code == 200  # another kind is not affected
     assert [client.open_game_stream(game_id).status_code for _ in range(3)] == [502, 502, 200]
@@ -71,7 +64,7 @@ def test_unknown_fault_kinds_are_refused(sandbox: Sandbox) -> None:
 
 def test_dropped_game_stream_breaks_mid_body_and_a_new_stream_has_the_moves_so_far(
         sandbox: Sandbox, client: ScriptedClient) -> None:
-    game_id = start_game(sandbox, client)
+    game_id = start_game(sandbox, client, color="white")
     record = sandbox.wait_moves(game_id, 1, timeout=5)
     stream = client.open_game_stream(game_id)
     lines = content_lines(stream)

@@ -6,7 +6,15 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from test_sandbox_support import ScriptedClient, drain, json_lines, next_of_type, play_random_game, raw_lines
+from test_sandbox_support import (
+    ScriptedClient,
+    drain,
+    json_lines,
+    next_of_type,
+    play_random_game,
+    raw_lines,
+    start_game,
+)
 
 from bot.sandbox import Sandbox
 
@@ -25,14 +33,6 @@ def sandbox() -> Iterator[Sandbox]:
 @pytest.fixture
 def client(sandbox: Sandbox) -> ScriptedClient:
     return ScriptedClient(sandbox.url, "tok-bot")
-
-
-def start_game(sandbox: Sandbox, client: ScriptedClient, **challenge: object) -> str:
-    cid = sandbox.challenge("randy", "mybot", **challenge)  # type: ignore[arg-type]
-    assert client.post(f"/api/challenge/{cid}/accept").status_code == 200
-    game_id = sandbox.game_of_challenge(cid)
-    assert game_id is not None
-    return game_id
 
 
 def test_account_answers_the_lichess_shape_and_a_bad_token_gets_401(sandbox: Sandbox, client: ScriptedClient) -> None:

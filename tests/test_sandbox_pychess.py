@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 import requests
-from test_sandbox_support import ScriptedClient, json_lines, next_of_type, play_random_game, raw_lines
+from test_sandbox_support import ScriptedClient, json_lines, next_of_type, play_random_game, raw_lines, start_game
 
 from bot.sandbox import Sandbox
 
@@ -29,12 +29,6 @@ def client(sandbox: Sandbox) -> ScriptedClient:
     return ScriptedClient(sandbox.url, "tok-bot", pychess=True)
 
 
-def start_game(sandbox: Sandbox, client: ScriptedClient, opponent: str = "statue", **challenge: object) -> str:
-    cid = sandbox.challenge(opponent, "mybot", **challenge)  # type: ignore[arg-type]
-    assert client.post(f"/api/challenge/{cid}/accept").status_code == 200
-    return sandbox.game_of_challenge(cid) or ""
-
-
 def test_event_stream_needs_the_capabilities_header(sandbox: Sandbox) -> None:
     plain = ScriptedClient(sandbox.url, "tok-bot")  # sends no capabilities header
     assert plain.open_event_stream().status_code == 400
@@ -44,7 +38,7 @@ def test_streams_ping_at_connect_and_then_every_interval(sandbox: Sandbox, clien
     events = client.open_event_stream()
     lines = raw_lines(events)
     assert [next(lines), next(lines)] == [PING, PING]
-    game_id = start_game(sandbox, client)
+    game_id = start_game(sandbox, client, "statue")
     game = raw_lines(client.open_game_stream(game_id))
     assert next(game) == PING
     assert json.loads(next(game))["type"] == "gameFull"
@@ -74,7 +68,7 @@ def test_challenge_line_has_no_challenger_id_no_fen_and_the_challengers_color(
 
 
 def test_game_full_has_names_only_and_increments_in_seconds(sandbox: Sandbox, client: ScriptedClient) -> None:
-    game_id = start_game(sandbox, client, limit_s=60, increment_s=3, color="white")
+    game_id = start_game(sandbox, client, "statue", limit_s=60, increment_s=3, color="white")
     full = next(json_lines(client.open_game_stream(game_id)))
     assert full == {
         "type": "gameFull", "id": game_id, "variant": {"name": "knightmate"},
@@ -86,7 +80,7 @@ def test_game_full_has_names_only_and_increments_in_seconds(sandbox: Sandbox, cl
 
 def test_whole_random_game_ends_with_game_end_and_no_state_for_the_final_move(
         sandbox: Sandbox, client: ScriptedClient) -> None:
-    game_id = start_game(sandbox, client, opponent="randy", limit_s=300, increment_s=2, color="white")
+    game_id = start_game(sandbox, client, "randy", limit_s=300, increment_s=2, color="white")
     seen = play_random_game(client, game_id, "MyBot", seed=3)
     record = sandbox.wait_game_over(game_id, timeout=10)
     assert record.status in ("mate", "stalemate", "draw")
@@ -95,7 +89,7 @@ def test_whole_random_game_ends_with_game_end_and_no_state_for_the_final_move(
 
 
 def test_game_stream_stays_open_after_game_end(sandbox: Sandbox, client: ScriptedClient) -> None:
-    game_id = start_game(sandbox, client, color="white")
+    game_id = start_game(sandbox, client, "statue", color="white")
     stream = client.open_game_stream(game_id)
     lines = raw_lines(stream)
     assert next(lines) == PING and json.loads(next(lines))["type"] == "gameFull"
@@ -107,7 +101,7 @@ def test_game_stream_stays_open_after_game_end(sandbox: Sandbox, client: Scripte
 
 
 def test_illegal_move_is_answered_200_and_loses_at_once(sandbox: Sandbox, client: ScriptedClient) -> None:
-    game_id = start_game(sandbox, client, color="black")
+    game_id = start_game(sandbox, client, "statue", color="black")
     stream = client.open_game_stream(game_id)
     lines = json_lines(stream)
     next(lines)
@@ -120,7 +114,7 @@ def test_illegal_move_is_answered_200_and_loses_at_once(sandbox: Sandbox, client
 
 
 def test_move_out_of_turn_is_answered_200_and_ignored(sandbox: Sandbox, client: ScriptedClient) -> None:
-    game_id = start_game(sandbox, client, color="white")
+    game_id = start_game(sandbox, client, "statue", color="white")
     assert client.post(f"/api/bot/game/{game_id}/move/e7e5").status_code == 200
     record = sandbox.game(game_id)
     assert record.moves == [] and not record.over and record.posts == [("MyBot", "e7e5", False)]
@@ -136,7 +130,7 @@ def test_decline_reason_is_read_from_form_data_only(sandbox: Sandbox, client: Sc
 
 def test_second_game_stream_while_the_first_counts_open_gets_a_raw_409_in_the_body(
         sandbox: Sandbox, client: ScriptedClient) -> None:
-    game_id = start_game(sandbox, client, color="black")
+    game_id = start_game(sandbox, client, "statue", color="black")
     first = client.open_game_stream(game_id)
     first_lines = raw_lines(first)  # kept: dropping the generator would close the connection
     next(first_lines)
@@ -152,11 +146,11 @@ def test_second_game_stream_while_the_first_counts_open_gets_a_raw_409_in_the_bo
 
 
 def test_finished_game_stream_gets_409_and_a_very_short_one_404(sandbox: Sandbox, client: ScriptedClient) -> None:
-    short = start_game(sandbox, client, color="black")
+    short = start_game(sandbox, client, "statue", color="black")
     client.post(f"/api/bot/game/{short}/abort")
     not_found = client.open_game_stream(short)
     assert not_found.status_code == 404 and "html" in not_found.headers["Content-Type"]
-    longer = start_game(sandbox, client, opponent="randy", color="white")
+    longer = start_game(sandbox, client, "randy", color="white")
     sandbox.wait_moves(longer, 1, timeout=5)
     client.post(f"/api/bot/game/{longer}/move/e7e5")
     client.post(f"/api/bot/game/{longer}/resign")
@@ -170,10 +164,10 @@ def test_reconnect_resends_game_start_only_for_started_games_without_open_stream
     first = client.open_event_stream()
     first_lines = json_lines(first)
     sandbox.challenge("randy", "mybot")  # an open challenge: never re-sent
-    start_game(sandbox, client, color="white")  # no move yet: not re-sent
-    moved = start_game(sandbox, client, color="black")
+    start_game(sandbox, client, "statue", color="white")  # no move yet: not re-sent
+    moved = start_game(sandbox, client, "statue", color="black")
     client.post(f"/api/bot/game/{moved}/move/e2e4")
-    watched = start_game(sandbox, client, color="black")
+    watched = start_game(sandbox, client, "statue", color="black")
     client.post(f"/api/bot/game/{watched}/move/e2e4")
     watching = client.open_game_stream(watched)
     sandbox.wait_open_streams("game", "mybot", 1, timeout=5, game_id=watched)
@@ -190,7 +184,7 @@ def test_reconnect_resends_game_start_only_for_started_games_without_open_stream
 
 
 def test_resign_sends_the_resigner_no_game_end(sandbox: Sandbox, client: ScriptedClient) -> None:
-    game_id = start_game(sandbox, client, color="black")
+    game_id = start_game(sandbox, client, "statue", color="black")
     stream = client.open_game_stream(game_id)
     lines = raw_lines(stream)
     next(lines), next(lines)
@@ -201,7 +195,7 @@ def test_resign_sends_the_resigner_no_game_end(sandbox: Sandbox, client: Scripte
 
 
 def test_abort_is_allowed_after_many_moves(sandbox: Sandbox, client: ScriptedClient) -> None:
-    game_id = start_game(sandbox, client, opponent="randy", color="black")
+    game_id = start_game(sandbox, client, "randy", color="black")
     for ply, uci in ((2, "e2e4"), (4, "d2d4")):
         client.post(f"/api/bot/game/{game_id}/move/{uci}")
         sandbox.wait_moves(game_id, ply, timeout=5)
@@ -212,13 +206,13 @@ def test_abort_is_allowed_after_many_moves(sandbox: Sandbox, client: ScriptedCli
 
 def test_bots_cannot_challenge_and_draw_endpoints_do_not_exist(sandbox: Sandbox, client: ScriptedClient) -> None:
     assert client.post("/api/challenge/randy", data={"variant": "knightmate"}).status_code == 403
-    game_id = start_game(sandbox, client)
+    game_id = start_game(sandbox, client, "statue")
     assert client.post(f"/api/bot/game/{game_id}/draw/yes").status_code == 404
     assert client.post(f"/api/bot/game/{game_id}/claim-victory").status_code == 404
 
 
 def test_chat_is_recorded_but_not_sent_to_bots(sandbox: Sandbox, client: ScriptedClient) -> None:
-    game_id = start_game(sandbox, client)
+    game_id = start_game(sandbox, client, "statue")
     stream = client.open_game_stream(game_id)
     lines = raw_lines(stream)
     next(lines), next(lines)

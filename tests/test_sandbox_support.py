@@ -14,6 +14,7 @@ from typing import Any
 
 import requests
 
+from bot.sandbox import Sandbox
 from variant import KnightmateBoard
 
 CAPABILITIES = '{"version":1,"variants":["knightmate"]}'
@@ -128,3 +129,12 @@ def play_random_game(client: ScriptedClient, game_id: str, username: str, seed: 
             reply = client.post(f"/api/bot/game/{game_id}/move/{board.uci(move)}")
             assert reply.status_code == 200, reply.text
         state = next(line for line in lines if line["type"] in ("gameState", "gameEnd"))
+
+
+def start_game(sandbox: Sandbox, client: ScriptedClient, opponent: str = "randy", **challenge: Any) -> str:
+    """*opponent* challenges mybot, which accepts over HTTP; returns the new game's id."""
+    cid = sandbox.challenge(opponent, "mybot", **challenge)
+    assert client.post(f"/api/challenge/{cid}/accept").status_code == 200
+    game_id = sandbox.game_of_challenge(cid)
+    assert game_id is not None
+    return game_id
