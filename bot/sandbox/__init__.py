@@ -60,6 +60,7 @@ Control API
         sandbox.faults.silence("game", seconds=30, game_id=game_id)
         sandbox.faults.malformed_line("game", game_id=game_id)  # the next write is not JSON
         sandbox.faults.fired                              # [("move", "429"), ("drop", "game"), ...]
+        sandbox.faults.wait_fired(1, timeout=10)          # until a fault armed for "next" has fired
 
 Every wait raises :exc:`TimeoutError` when its timeout runs out. :class:`GameRecord` fields: ``id``,
 ``white``, ``black`` (usernames), ``initial_fen``, ``moves`` (UCI, as played), ``status`` (Lichess

@@ -35,7 +35,7 @@ class Faults:
 
     def __init__(self, world: World) -> None:
         self._world = world
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._statuses: dict[str, collections.deque[InjectedStatus]] = collections.defaultdict(collections.deque)
         self._garbage: list[tuple[str, str | None]] = []
         #: Every fault that fired, in order: (what, detail), e.g. ("move", "429"), ("drop", "game").
@@ -61,7 +61,7 @@ class Faults:
             if not pending:
                 return None
             injected = pending.popleft()
-            self.fired.append((kind, str(injected.status)))
+            self._record([(kind, str(injected.status))])
             return injected
 
     def drop_event_stream(self, username: str | None = None) -> int:
@@ -92,7 +92,7 @@ class Faults:
             for index, (kind, game_id) in enumerate(self._garbage):
                 if kind == stream.kind and game_id in (None, stream.game_id):
                     del self._garbage[index]
-                    self.fired.append(("malformed", kind))
+                    self._record([("malformed", kind)])
                     return True
             return False
 
@@ -107,8 +107,24 @@ class Faults:
         for stream in streams:
             action(stream)
         with self._lock:
-            self.fired.extend([(what, kind)] * len(streams))
+            self._record([(what, kind)] * len(streams))
         return len(streams)
+
+    def wait_fired(self, count: int = 1, timeout: float = 10.0) -> list[tuple[str, str]]:
+        """Waits until at least *count* faults have fired and returns them all. A fault armed for
+        "the next write" fires only when that write comes, which can be after the game ends.
+
+        :raises: :exc:`TimeoutError` if fewer have fired after *timeout* seconds.
+        """
+        with self._lock:
+            if not self._lock.wait_for(lambda: len(self.fired) >= count, timeout):
+                raise TimeoutError(f"timed out after {timeout:g} s waiting for {count} fault(s) to fire")
+            return list(self.fired)
+
+    def _record(self, faults: list[tuple[str, str]]) -> None:
+        """Called with the lock held."""
+        self.fired.extend(faults)
+        self._lock.notify_all()
 
     def _check_stream_kind(self, kind: str) -> None:
         if kind not in STREAM_KINDS:
