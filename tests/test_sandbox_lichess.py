@@ -232,11 +232,8 @@ def test_bot_challenge_is_accepted_for_knightmate_and_declined_for_other_variant
 
 def test_draw_offered_by_the_opponent_can_be_accepted(sandbox: Sandbox, client: ScriptedClient) -> None:
     sandbox.add_opponent("statue", strategy="idle")
-    cid = sandbox.challenge("statue", "mybot", color="black")
-    client.post(f"/api/challenge/{cid}/accept")
-    game_id = sandbox.game_of_challenge(cid) or ""
-    stream = client.open_game_stream(game_id)
-    lines = json_lines(stream)
+    game_id = start_game(sandbox, client, "statue", color="black")
+    lines = json_lines(client.open_game_stream(game_id))
     next(lines)
     sandbox.offer_draw(game_id, "statue")
     assert next(lines)["bdraw"] is True
@@ -248,9 +245,7 @@ def test_draw_offered_by_the_opponent_can_be_accepted(sandbox: Sandbox, client: 
 
 def test_chat_is_recorded_and_echoed_as_chat_line(sandbox: Sandbox, client: ScriptedClient) -> None:
     sandbox.add_opponent("statue", strategy="idle")
-    cid = sandbox.challenge("statue", "mybot", color="black")
-    client.post(f"/api/challenge/{cid}/accept")
-    game_id = sandbox.game_of_challenge(cid) or ""
+    game_id = start_game(sandbox, client, "statue", color="black")
     stream = client.open_game_stream(game_id)
     lines = json_lines(stream)
     next(lines)
