@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-import random
-
 import chess
+from random_positions import random_positions
 
 from bot.engine.evaluation import PIECE_VALUES
 from bot.engine.moves import captures
 from variant import KnightmateBoard
-
-
-def random_boards(count: int, seed: int) -> list[KnightmateBoard]:
-    rng = random.Random(seed)
-    boards = []
-    while len(boards) < count:
-        board = KnightmateBoard()
-        for _ in range(rng.randrange(1, 120)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        boards.append(board)
-    return boards
 
 
 def expected_captures(board: KnightmateBoard) -> set[chess.Move]:
@@ -30,20 +15,20 @@ def expected_captures(board: KnightmateBoard) -> set[chess.Move]:
 
 
 def test_all_captures_are_the_boards_pseudo_legal_captures_with_queen_promotions() -> None:
-    for board in random_boards(150, seed=9):
+    for board in random_positions(150, seed=9):
         generated = [move for _, move in captures(board, -10_000)]
         assert len(generated) == len(set(generated))
         assert set(generated) == expected_captures(board), board.fen()
 
 
 def test_captures_come_most_valuable_victim_first() -> None:
-    for board in random_boards(100, seed=10):
+    for board in random_positions(100, seed=10):
         gains = [gain for gain, move in captures(board, -10_000) if not move.promotion]
         assert gains == sorted(gains, reverse=True), board.fen()
 
 
 def test_threshold_drops_only_captures_worth_less() -> None:
-    for board in random_boards(100, seed=11):
+    for board in random_positions(100, seed=11):
         kept = {move for _, move in captures(board, PIECE_VALUES[chess.BISHOP])}
         for move in expected_captures(board):
             victim = board.piece_type_at(move.to_square) or chess.PAWN  # en passant takes a pawn
@@ -52,7 +37,7 @@ def test_threshold_drops_only_captures_worth_less() -> None:
 
 
 def test_skip_losing_drops_only_defended_victims_taken_by_bigger_pieces() -> None:
-    for board in random_boards(100, seed=12):
+    for board in random_positions(100, seed=12):
         kept = {move for _, move in captures(board, -10_000, skip_losing=True)}
         for move in expected_captures(board):
             attacker = board.piece_type_at(move.from_square)

@@ -8,13 +8,13 @@ pyffish sees no legal move and a check; none of the mates in 2 or 3 has a shorte
 from __future__ import annotations
 
 import pickle
-import random
 import threading
 import time
 
 import chess
 import pyffish
 import pytest
+from random_positions import random_positions
 
 from bot.engine import Engine, Limits, SearchResult
 from variant import KnightmateBoard
@@ -145,24 +145,11 @@ def test_never_leaves_queen_hanging(fen: str) -> None:
                                               for s in chess.scan_forward(capturers)))
 
 
-def random_positions(count: int, seed: int) -> list[KnightmateBoard]:
-    rng = random.Random(seed)
-    boards = []
-    while len(boards) < count:
-        board = KnightmateBoard()
-        for _ in range(rng.randrange(4, 60)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        if not board.is_game_over():
-            boards.append(board)
-    return boards
 
 
 def test_every_returned_move_is_legal_and_the_board_is_untouched() -> None:
     engine = Engine(hash_mb=16)
-    for board in random_positions(25, seed=4):
+    for board in random_positions(25, seed=4, plies=range(4, 60), unfinished=True):
         fen, stack = board.fen(), list(board.move_stack)
         result = engine.search(board, Limits(nodes=600))
         assert result.move in board.legal_moves
