@@ -1,0 +1,538 @@
+"""The search's own Knightmate position: integer moves, make and unmake, lazy legality.
+
+:class:`variant.KnightmateBoard` is the source of truth for the rules, and it is general: every
+push snapshots the whole board, every move is an object, every generated move is legal. The
+search needs less and needs it fast, so it works on a :class:`Position` made from a board:
+
+* moves are ints (``from | to << 6 | promotion << 12``), generated pseudo-legally in two
+  batches (captures and quiet moves), so a node refuted by its first move generates nothing;
+* :meth:`Position.push` changes only what the move touches and keeps the Zobrist key and the
+  evaluation's material and piece-square sums up to date; :meth:`Position.pop` restores them;
+* legality is checked only for a move the search actually plays: push it, ask
+  :meth:`Position.mover_in_check`, pop it if so.
+
+It knows only standard castling (the royal knight on the e-file, rooks in the corners), which
+is all Knightmate has. ``tests/test_engine_position.py`` proves it equal to KnightmateBoard:
+perft counts, legal move sets, and keys and sums after long random games.
+
+Piece types are python-chess's (``KING`` is the royal knight, ``KNIGHT`` the commoner) and the
+bitboards carry python-chess's names (``pawns`` ... ``kings``, ``occupied_co``, ``occupied``),
+so code written against a board's bitboards, like :mod:`bot.engine.evaluation`, reads a
+position too.
+"""
+
+from __future__ import annotations
+
+import random
+
+import chess
+from chess import (
+    BB_B1,
+    BB_B8,
+    BB_C1,
+    BB_C8,
+    BB_D1,
+    BB_D8,
+    BB_DIAG_ATTACKS,
+    BB_DIAG_MASKS,
+    BB_F1,
+    BB_F8,
+    BB_FILE_A,
+    BB_FILE_ATTACKS,
+    BB_FILE_H,
+    BB_FILE_MASKS,
+    BB_G1,
+    BB_G8,
+    BB_KING_ATTACKS,
+    BB_KNIGHT_ATTACKS,
+    BB_PAWN_ATTACKS,
+    BB_RANK_1,
+    BB_RANK_3,
+    BB_RANK_6,
+    BB_RANK_8,
+    BB_RANK_ATTACKS,
+    BB_RANK_MASKS,
+    BB_SQUARES,
+    Bitboard,
+)
+
+from bot.engine.evaluation import EG, MG, PHASE_WEIGHTS
+from variant import KnightmateBoard
+
+PAWN, COMMONER, BISHOP, ROOK, QUEEN, ROYAL = chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING
+
+#: A move is ``from | to << 6 | promotion << 12``; 0 is never a move (a1a1).
+Move = int
+NO_MOVE: Move = 0
+#: Promotion piece types, best first (the commoner is python-chess's KNIGHT type).
+PROMOTIONS = (QUEEN, ROOK, BISHOP, COMMONER)
+
+# Castling rights as four bits; a move from or to a square clears the rights that need it.
+WHITE_SHORT, WHITE_LONG, BLACK_SHORT, BLACK_LONG = 1, 2, 4, 8
+_RIGHTS_BY_ROOK = {chess.H1: WHITE_SHORT, chess.A1: WHITE_LONG, chess.H8: BLACK_SHORT, chess.A8: BLACK_LONG}
+_KEEP_RIGHTS = [15] * 64
+for _square, _right in _RIGHTS_BY_ROOK.items():
+    _KEEP_RIGHTS[_square] &= ~_right
+_KEEP_RIGHTS[chess.E1] &= ~(WHITE_SHORT | WHITE_LONG)
+_KEEP_RIGHTS[chess.E8] &= ~(BLACK_SHORT | BLACK_LONG)
+
+# Zobrist keys from a fixed seed: the same position has the same key in every process.
+_random = random.Random(0x4B4D)
+_PIECE_KEYS = [[[_random.getrandbits(64) for _ in range(64)] for _ in range(7)] for _ in chess.COLORS]
+_SIDE_KEY = _random.getrandbits(64)
+_CASTLING_KEYS = [_random.getrandbits(64) for _ in range(16)]
+_EP_KEYS = [_random.getrandbits(64) for _ in range(8)]
+del _random
+
+
+def encode(move: chess.Move) -> Move:
+    """The int form of a python-chess move."""
+    return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+
+
+def decode(move: Move) -> chess.Move:
+    """The python-chess form of an int move."""
+    return chess.Move(move & 63, move >> 6 & 63, move >> 12 or None)
+
+
+class Position:
+    """A Knightmate position the search can push and pop moves on, cheaply.
+
+    Make one with :meth:`from_board`. Fields are public for the search and the evaluation to
+    read; only :meth:`push`, :meth:`pop`, :meth:`push_null` change them.
+    """
+
+    __slots__ = ("types", "bb", "occupied_co", "occupied", "turn", "castling", "ep_square", "ep_key",
+                 "halfmove_clock", "key", "mg", "eg", "phase", "_stack")
+
+    def __init__(self) -> None:
+        #: Piece type on each square, 0 when empty.
+        self.types: list[int] = [0] * 64
+        #: Bitboard of each piece type (both colours), indexed by piece type; index 0 unused.
+        self.bb: list[Bitboard] = [0] * 7
+        self.occupied_co: list[Bitboard] = [0, 0]
+        self.occupied: Bitboard = 0
+        self.turn: chess.Color = chess.WHITE
+        self.castling = 0
+        #: The square a pawn just skipped (python-chess's ``ep_square``), whether or not it
+        #: can be taken there; the key includes it only when an enemy pawn attacks it.
+        self.ep_square: int | None = None
+        self.ep_key = 0
+        self.halfmove_clock = 0
+        self.key = 0
+        #: Material plus piece-square sums (White positive) and the game phase, as
+        #: :func:`bot.engine.evaluation.base_terms` computes them for a board.
+        self.mg = self.eg = self.phase = 0
+        self._stack: list[tuple[int, ...]] = []
+
+    @classmethod
+    def from_board(cls, board: KnightmateBoard) -> Position:
+        """The position on *board* (its move history is not copied).
+
+        :raises: :exc:`ValueError` for a Chess960 board: Knightmate castles the standard way.
+        """
+        position = cls()
+        for square, piece in board.piece_map().items():
+            position._put(square, piece.piece_type, piece.color)
+        position.turn = board.turn
+        if board.chess960:
+            raise ValueError("the engine plays standard Knightmate castling only, not Chess960")
+        for rook_square in chess.scan_forward(board.clean_castling_rights()):
+            position.castling |= _RIGHTS_BY_ROOK[rook_square]
+        position.ep_square = board.ep_square
+        position.ep_key = position._ep_key_for(board.ep_square)
+        position.halfmove_clock = board.halfmove_clock
+        position.key = position._key_from_scratch()
+        return position
+
+    def _put(self, square: int, piece_type: int, color: chess.Color) -> None:
+        mask = BB_SQUARES[square]
+        self.types[square] = piece_type
+        self.bb[piece_type] |= mask
+        self.occupied_co[color] |= mask
+        self.occupied |= mask
+        self.mg += MG[color][piece_type][square]
+        self.eg += EG[color][piece_type][square]
+        self.phase += PHASE_WEIGHTS[piece_type]
+
+    def _ep_key_for(self, ep_square: int | None) -> int:
+        """The key part for an en-passant square: nonzero only if the side to move has a pawn
+        that attacks it, so positions that differ only by a useless square share a key."""
+        if ep_square is None:
+            return 0
+        if BB_PAWN_ATTACKS[not self.turn][ep_square] & self.bb[PAWN] & self.occupied_co[self.turn]:
+            return _EP_KEYS[ep_square & 7]
+        return 0
+
+    def _key_from_scratch(self) -> int:
+        """The Zobrist key computed from the whole position (push keeps it incrementally)."""
+        key = _CASTLING_KEYS[self.castling] ^ self.ep_key
+        if self.turn == chess.BLACK:
+            key ^= _SIDE_KEY
+        for color in chess.COLORS:
+            pieces = self.occupied_co[color]
+            while pieces:
+                square = pieces.bit_length() - 1
+                pieces ^= BB_SQUARES[square]
+                key ^= _PIECE_KEYS[color][self.types[square]][square]
+        return key
+
+    # Bitboards under python-chess's names, for code written against a board.
+
+    @property
+    def pawns(self) -> Bitboard:
+        return self.bb[PAWN]
+
+    @property
+    def knights(self) -> Bitboard:
+        return self.bb[COMMONER]
+
+    @property
+    def bishops(self) -> Bitboard:
+        return self.bb[BISHOP]
+
+    @property
+    def rooks(self) -> Bitboard:
+        return self.bb[ROOK]
+
+    @property
+    def queens(self) -> Bitboard:
+        return self.bb[QUEEN]
+
+    @property
+    def kings(self) -> Bitboard:
+        return self.bb[ROYAL]
+
+    # Attacks.
+
+    def is_attacked(self, color: chess.Color, square: int) -> bool:
+        """Whether a piece of *color* attacks *square* (the same attacks as
+        :meth:`KnightmateBoard.attackers_mask`)."""
+        bb = self.bb
+        attackers = self.occupied_co[color]
+        if (BB_KNIGHT_ATTACKS[square] & bb[ROYAL] | BB_KING_ATTACKS[square] & bb[COMMONER]
+                | BB_PAWN_ATTACKS[not color][square] & bb[PAWN]) & attackers:
+            return True
+        occupied = self.occupied
+        queens = bb[QUEEN]
+        lines = (bb[ROOK] | queens) & attackers
+        if lines and (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
+                      | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied]) & lines:
+            return True
+        diagonals = (bb[BISHOP] | queens) & attackers
+        return bool(diagonals and BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & diagonals)
+
+    def in_check(self) -> bool:
+        """Whether the side to move's royal knight is attacked."""
+        royal = self.bb[ROYAL] & self.occupied_co[self.turn]
+        return bool(royal) and self.is_attacked(not self.turn, royal.bit_length() - 1)
+
+    def mover_in_check(self) -> bool:
+        """After a push: whether the side that moved left its own royal knight attacked, which
+        makes the move illegal."""
+        royal = self.bb[ROYAL] & self.occupied_co[not self.turn]
+        return bool(royal) and self.is_attacked(self.turn, royal.bit_length() - 1)
+
+    # Move generation.
+
+    def captures(self, targets: Bitboard) -> list[Move]:
+        """Pseudo-legal captures of enemy pieces on *targets* (the royal knight never, since a
+        position where it can be taken is never searched), en passant included when *targets*
+        holds the pawn that can be taken, and every promotion by capture."""
+        them = not self.turn
+        moves = self._moves(targets & self.occupied_co[them] & ~self.bb[ROYAL])
+        ep_square = self.ep_square
+        if ep_square is not None and targets & BB_SQUARES[ep_square ^ 8]:
+            pawns = BB_PAWN_ATTACKS[them][ep_square] & self.bb[PAWN] & self.occupied_co[self.turn]
+            while pawns:
+                square = pawns.bit_length() - 1
+                pawns ^= BB_SQUARES[square]
+                moves.append(square | ep_square << 6)
+        return moves
+
+    def quiet_moves(self) -> list[Move]:
+        """Pseudo-legal moves to empty squares (promotions included, en passant not), and the
+        castling moves, which are generated legal."""
+        moves = self._moves(~self.occupied & 0xFFFF_FFFF_FFFF_FFFF)
+        if self.castling:
+            self._add_castling(moves)
+        return moves
+
+    def pseudo_legal_moves(self) -> list[Move]:
+        """Every pseudo-legal move: captures, then quiet moves."""
+        return self.captures(self.occupied_co[not self.turn]) + self.quiet_moves()
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move (slow: each is pushed and popped; for the root and for tests)."""
+        legal = []
+        for move in self.pseudo_legal_moves():
+            self.push(move)
+            if not self.mover_in_check():
+                legal.append(move)
+            self.pop()
+        return legal
+
+    def _moves(self, targets: Bitboard) -> list[Move]:
+        """Pseudo-legal moves without castling and en passant to squares in *targets* (which
+        must hold no own piece)."""
+        moves: list[Move] = []
+        append = moves.append
+        us = self.turn
+        bb = self.bb
+        own = self.occupied_co[us]
+        occupied = self.occupied
+
+        pieces = bb[ROYAL] & own
+        if pieces:
+            square = pieces.bit_length() - 1
+            attacks = BB_KNIGHT_ATTACKS[square] & targets
+            while attacks:
+                to = attacks.bit_length() - 1
+                attacks ^= BB_SQUARES[to]
+                append(square | to << 6)
+        pieces = bb[COMMONER] & own
+        while pieces:
+            square = pieces.bit_length() - 1
+            pieces ^= BB_SQUARES[square]
+            attacks = BB_KING_ATTACKS[square] & targets
+            while attacks:
+                to = attacks.bit_length() - 1
+                attacks ^= BB_SQUARES[to]
+                append(square | to << 6)
+        queens = bb[QUEEN] & own
+        pieces = (bb[BISHOP] & own) | queens
+        while pieces:
+            square = pieces.bit_length() - 1
+            pieces ^= BB_SQUARES[square]
+            attacks = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & targets
+            while attacks:
+                to = attacks.bit_length() - 1
+                attacks ^= BB_SQUARES[to]
+                append(square | to << 6)
+        pieces = (bb[ROOK] & own) | queens
+        while pieces:
+            square = pieces.bit_length() - 1
+            pieces ^= BB_SQUARES[square]
+            attacks = (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
+                       | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied]) & targets
+            while attacks:
+                to = attacks.bit_length() - 1
+                attacks ^= BB_SQUARES[to]
+                append(square | to << 6)
+
+        pawns = bb[PAWN] & own
+        if not pawns:
+            return moves
+        empty = ~occupied
+        enemy = self.occupied_co[not us] & targets
+        if us == chess.WHITE:
+            single = pawns << 8 & empty
+            steps = ((single & targets, -8), ((single & BB_RANK_3) << 8 & empty & targets, -16),
+                     ((pawns & ~BB_FILE_A) << 7 & enemy, -7), ((pawns & ~BB_FILE_H) << 9 & enemy, -9))
+            last_rank = BB_RANK_8
+        else:
+            single = pawns >> 8 & empty
+            steps = ((single & targets, 8), ((single & BB_RANK_6) >> 8 & empty & targets, 16),
+                     ((pawns & ~BB_FILE_H) >> 7 & enemy, 7), ((pawns & ~BB_FILE_A) >> 9 & enemy, 9))
+            last_rank = BB_RANK_1
+        for destinations, back in steps:
+            while destinations:
+                to = destinations.bit_length() - 1
+                destinations ^= BB_SQUARES[to]
+                move = (to + back) | to << 6
+                if BB_SQUARES[to] & last_rank:
+                    for promotion in PROMOTIONS:
+                        append(move | promotion << 12)
+                else:
+                    append(move)
+        return moves
+
+    def _add_castling(self, moves: list[Move]) -> None:
+        occupied = self.occupied
+        them = not self.turn
+        if self.turn == chess.WHITE:
+            if (self.castling & WHITE_SHORT and not occupied & (BB_F1 | BB_G1)
+                    and not self._any_attacked(them, (chess.E1, chess.F1, chess.G1))):
+                moves.append(chess.E1 | chess.G1 << 6)
+            if (self.castling & WHITE_LONG and not occupied & (BB_B1 | BB_C1 | BB_D1)
+                    and not self._any_attacked(them, (chess.E1, chess.D1, chess.C1))):
+                moves.append(chess.E1 | chess.C1 << 6)
+        else:
+            if (self.castling & BLACK_SHORT and not occupied & (BB_F8 | BB_G8)
+                    and not self._any_attacked(them, (chess.E8, chess.F8, chess.G8))):
+                moves.append(chess.E8 | chess.G8 << 6)
+            if (self.castling & BLACK_LONG and not occupied & (BB_B8 | BB_C8 | BB_D8)
+                    and not self._any_attacked(them, (chess.E8, chess.D8, chess.C8))):
+                moves.append(chess.E8 | chess.C8 << 6)
+
+    def _any_attacked(self, color: chess.Color, squares: tuple[int, ...]) -> bool:
+        return any(self.is_attacked(color, square) for square in squares)
+
+    # Making and unmaking moves.
+
+    def push(self, move: Move) -> None:
+        """Plays a pseudo-legal *move* (legal or not: see :meth:`mover_in_check`)."""
+        from_square = move & 63
+        to_square = move >> 6 & 63
+        promotion = move >> 12
+        types = self.types
+        bb = self.bb
+        occupied_co = self.occupied_co
+        us = self.turn
+        them = not us
+        piece = types[from_square]
+        captured = types[to_square]
+        self._stack.append((move, piece, captured, self.castling, self.ep_square if self.ep_square is not None else -1,
+                            self.ep_key, self.halfmove_clock, self.key, self.mg, self.eg, self.phase))
+        from_mask = BB_SQUARES[from_square]
+        to_mask = BB_SQUARES[to_square]
+        own_keys = _PIECE_KEYS[us]
+        own_mg = MG[us]
+        own_eg = EG[us]
+        landing = promotion or piece
+        key = self.key ^ _SIDE_KEY ^ self.ep_key ^ own_keys[piece][from_square] ^ own_keys[landing][to_square]
+        mg = self.mg - own_mg[piece][from_square] + own_mg[landing][to_square]
+        eg = self.eg - own_eg[piece][from_square] + own_eg[landing][to_square]
+        self.halfmove_clock += 1
+
+        if captured:
+            bb[captured] ^= to_mask
+            occupied_co[them] ^= to_mask
+            key ^= _PIECE_KEYS[them][captured][to_square]
+            mg -= MG[them][captured][to_square]
+            eg -= EG[them][captured][to_square]
+            self.phase -= PHASE_WEIGHTS[captured]
+            self.halfmove_clock = 0
+        bb[piece] ^= from_mask
+        bb[landing] ^= to_mask
+        occupied_co[us] ^= from_mask | to_mask
+        types[from_square] = 0
+        types[to_square] = landing
+
+        ep_square = None
+        if piece == PAWN:
+            self.halfmove_clock = 0
+            if promotion:
+                self.phase += PHASE_WEIGHTS[promotion]
+            elif to_square == self.ep_square and not captured:
+                victim = to_square - 8 if us == chess.WHITE else to_square + 8
+                victim_mask = BB_SQUARES[victim]
+                bb[PAWN] ^= victim_mask
+                occupied_co[them] ^= victim_mask
+                types[victim] = 0
+                key ^= _PIECE_KEYS[them][PAWN][victim]
+                mg -= MG[them][PAWN][victim]
+                eg -= EG[them][PAWN][victim]
+            elif to_square - from_square in (16, -16):
+                ep_square = (from_square + to_square) >> 1
+        elif piece == ROYAL and to_square - from_square in (2, -2):
+            rook_from, rook_to = (from_square + 3, from_square + 1) if to_square > from_square else \
+                (from_square - 4, from_square - 1)
+            rook_mask = BB_SQUARES[rook_from] | BB_SQUARES[rook_to]
+            bb[ROOK] ^= rook_mask
+            occupied_co[us] ^= rook_mask
+            types[rook_from] = 0
+            types[rook_to] = ROOK
+            key ^= own_keys[ROOK][rook_from] ^ own_keys[ROOK][rook_to]
+            mg += own_mg[ROOK][rook_to] - own_mg[ROOK][rook_from]
+            eg += own_eg[ROOK][rook_to] - own_eg[ROOK][rook_from]
+
+        castling = self.castling
+        if castling:
+            remaining = castling & _KEEP_RIGHTS[from_square] & _KEEP_RIGHTS[to_square]
+            if remaining != castling:
+                key ^= _CASTLING_KEYS[castling] ^ _CASTLING_KEYS[remaining]
+                self.castling = remaining
+        self.occupied = occupied_co[0] | occupied_co[1]
+        self.turn = them
+        self.ep_square = ep_square
+        ep_key = 0
+        if ep_square is not None and BB_PAWN_ATTACKS[us][ep_square] & bb[PAWN] & occupied_co[them]:
+            ep_key = _EP_KEYS[ep_square & 7]
+            key ^= ep_key
+        self.ep_key = ep_key
+        self.key = key
+        self.mg = mg
+        self.eg = eg
+
+    def push_null(self) -> None:
+        """Passes the move (for null-move pruning): only the turn and the en-passant square change."""
+        self._stack.append((NO_MOVE, 0, 0, self.castling, self.ep_square if self.ep_square is not None else -1,
+                            self.ep_key, self.halfmove_clock, self.key, self.mg, self.eg, self.phase))
+        self.key ^= _SIDE_KEY ^ self.ep_key
+        self.ep_square = None
+        self.ep_key = 0
+        self.halfmove_clock += 1
+        self.turn = not self.turn
+
+    def pop(self) -> None:
+        """Takes back the last :meth:`push` or :meth:`push_null`."""
+        (move, piece, captured, self.castling, ep_square, self.ep_key, self.halfmove_clock,
+         self.key, self.mg, self.eg, self.phase) = self._stack.pop()
+        self.ep_square = None if ep_square < 0 else ep_square
+        them = self.turn
+        us = not them
+        self.turn = us
+        if not move:
+            return
+        from_square = move & 63
+        to_square = move >> 6 & 63
+        types = self.types
+        bb = self.bb
+        occupied_co = self.occupied_co
+        from_mask = BB_SQUARES[from_square]
+        to_mask = BB_SQUARES[to_square]
+        bb[types[to_square]] ^= to_mask
+        bb[piece] ^= from_mask
+        occupied_co[us] ^= from_mask | to_mask
+        types[from_square] = piece
+        types[to_square] = captured
+        if captured:
+            bb[captured] ^= to_mask
+            occupied_co[them] ^= to_mask
+        elif piece == PAWN and to_square == ep_square:
+            victim = to_square - 8 if us == chess.WHITE else to_square + 8
+            victim_mask = BB_SQUARES[victim]
+            bb[PAWN] ^= victim_mask
+            occupied_co[them] ^= victim_mask
+            types[victim] = PAWN
+        elif piece == ROYAL and to_square - from_square in (2, -2):
+            rook_from, rook_to = (from_square + 3, from_square + 1) if to_square > from_square else \
+                (from_square - 4, from_square - 1)
+            rook_mask = BB_SQUARES[rook_from] | BB_SQUARES[rook_to]
+            bb[ROOK] ^= rook_mask
+            occupied_co[us] ^= rook_mask
+            types[rook_from] = ROOK
+            types[rook_to] = 0
+        self.occupied = occupied_co[0] | occupied_co[1]
+
+    # Facts the search asks for.
+
+    def is_capture(self, move: Move) -> bool:
+        """Whether *move* takes a piece (en passant included)."""
+        to_square = move >> 6 & 63
+        return bool(self.types[to_square]) or (to_square == self.ep_square and self.types[move & 63] == PAWN)
+
+    def is_pseudo_legal(self, move: Move) -> bool:
+        """Whether *move* (say a hash move or killer from another position) can be pushed here."""
+        if not move:
+            return False
+        from_square = move & 63
+        if not self.occupied_co[self.turn] & BB_SQUARES[from_square]:
+            return False
+        to_square = move >> 6 & 63
+        piece = self.types[from_square]
+        if piece == ROYAL and to_square - from_square in (2, -2):
+            castles: list[Move] = []
+            if self.castling:
+                self._add_castling(castles)
+            return move in castles
+        if piece == PAWN or move >> 12:
+            return move in self.captures(BB_SQUARES[to_square] | BB_SQUARES[to_square ^ 8]) \
+                or move in self._moves(BB_SQUARES[to_square] & ~self.occupied)
+        return move in self._moves(BB_SQUARES[to_square] & ~self.occupied_co[self.turn])
+
+    def has_non_pawn_material(self, color: chess.Color) -> bool:
+        """Whether *color* has a piece besides pawns and the royal knight (no zugzwang risk)."""
+        bb = self.bb
+        return bool(self.occupied_co[color] & (bb[COMMONER] | bb[BISHOP] | bb[ROOK] | bb[QUEEN]))
