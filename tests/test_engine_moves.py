@@ -6,8 +6,14 @@ import chess
 from random_positions import random_positions
 
 from bot.engine.evaluation import PIECE_VALUES
-from bot.engine.moves import captures
+from bot.engine.moves import captures as position_captures
+from bot.engine.position import Position, decode
 from variant import KnightmateBoard
+
+
+def captures(board: KnightmateBoard, min_gain: int, skip_losing: bool = False) -> list[tuple[int, chess.Move]]:
+    """The generator's captures on the lean position made from *board*, as python-chess moves."""
+    return [(gain, decode(move)) for gain, move in position_captures(Position.from_board(board), min_gain, skip_losing)]
 
 
 def expected_captures(board: KnightmateBoard) -> set[chess.Move]:

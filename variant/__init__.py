@@ -10,10 +10,18 @@ changes nothing about standard boards.
 import chess.variant
 
 from variant import pgn
-from variant.board import COMMONER, ROYAL_KNIGHT, STARTING_BOARD_FEN, STARTING_FEN, KnightmateBoard
+from variant.board import (
+    COMMONER,
+    ROYAL_KNIGHT,
+    STARTING_BOARD_FEN,
+    STARTING_FEN,
+    KnightmateBoard,
+    insufficient_material,
+)
 from variant.perft import perft
 
-__all__ = ["COMMONER", "ROYAL_KNIGHT", "STARTING_BOARD_FEN", "STARTING_FEN", "KnightmateBoard", "perft"]
+__all__ = ["COMMONER", "ROYAL_KNIGHT", "STARTING_BOARD_FEN", "STARTING_FEN", "KnightmateBoard", "insufficient_material",
+           "perft"]
 
 if KnightmateBoard not in chess.variant.VARIANTS:
     chess.variant.VARIANTS.append(KnightmateBoard)

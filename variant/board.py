@@ -166,14 +166,7 @@ class KnightmateBoard(chess.Board):
         bishop on the board stands on one colour and the opponent has nothing but bishops to
         self-block with. A bare royal knight cannot mate.
         """
-        ours = self.occupied_co[color]
-        if ours & (self.pawns | self.knights | self.rooks | self.queens):
-            return False
-        if not ours & self.bishops:
-            return True
-        one_colour = not self.bishops & BB_DARK_SQUARES or not self.bishops & ~BB_DARK_SQUARES
-        non_bishops = self.occupied & ~self.kings & ~self.bishops
-        return bool(one_colour and not non_bishops)
+        return insufficient_material(self.occupied_co[color], self.occupied, self.bishops, self.kings)
 
     # Notation: Knightmate letters at the edges.
 
@@ -252,6 +245,20 @@ class KnightmateBoard(chess.Board):
             return super().parse_uci(internal)
         except ValueError as error:
             raise type(error)(str(error).replace(repr(internal), repr(uci))) from None
+
+
+def insufficient_material(ours: Bitboard, occupied: Bitboard, bishops: Bitboard, royals: Bitboard) -> bool:
+    """Fairy-Stockfish's rule on bitboards: whether the side with pieces *ours* cannot mate.
+
+    :meth:`KnightmateBoard.has_insufficient_material` is this rule; the engine's lean position
+    calls it directly.
+    """
+    if ours & ~bishops & ~royals:
+        return False  # a pawn, commoner, rook or queen can always mate
+    if not ours & bishops:
+        return True  # a bare royal knight
+    one_colour = not bishops & BB_DARK_SQUARES or not bishops & ~BB_DARK_SQUARES
+    return bool(one_colour and not occupied & ~royals & ~bishops)
 
 
 def _commoner_promotion_letter(text: str, move: Move) -> str:

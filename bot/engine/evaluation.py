@@ -1,17 +1,20 @@
 """Static evaluation of Knightmate positions, with every tuned number kept in this module.
 
-The score is split the usual way: material plus piece-square terms, which the search keeps up to
-date move by move (:func:`move_delta`), and positional terms that look at the whole board
+The score is split the usual way: material plus piece-square terms, which the search's
+:class:`~bot.engine.position.Position` keeps up to date move by move, and positional terms that look at the whole board
 (:func:`evaluate`): the bishop pair, the safety of each royal knight, commoner activity and the
 pawn structure. Middlegame and endgame halves are blended by the game phase.
 
 Scores are centipawns. ``Terms`` (the incremental part) are from White's view; :func:`evaluate`
 returns the score from the side to move's view, which is what negamax wants.
 
-This module must never change a board: it only reads bitboards.
+This module must never change a board: it only reads bitboards, under python-chess's names
+(:class:`Pieces`), so it scores a :class:`chess.Board` and the search's position alike.
 """
 
 from __future__ import annotations
+
+from typing import Protocol
 
 import chess
 from chess import (
@@ -29,6 +32,29 @@ from chess import (
 )
 
 from variant import COMMONER, ROYAL_KNIGHT
+
+
+class Pieces(Protocol):
+    """What the evaluation reads: a board's bitboards and turn, as :class:`chess.Board` names them."""
+
+    @property
+    def occupied(self) -> Bitboard: ...
+    @property
+    def occupied_co(self) -> list[Bitboard]: ...
+    @property
+    def pawns(self) -> Bitboard: ...
+    @property
+    def knights(self) -> Bitboard: ...
+    @property
+    def bishops(self) -> Bitboard: ...
+    @property
+    def rooks(self) -> Bitboard: ...
+    @property
+    def queens(self) -> Bitboard: ...
+    @property
+    def kings(self) -> Bitboard: ...
+    @property
+    def turn(self) -> chess.Color: ...
 
 # ---------------------------------------------------------------------------------------------
 # The numbers. Material comes from the rules (seed-knightmate.txt: Q 10, R 4.5, B 3.25, M 3, P 1,
@@ -167,46 +193,6 @@ def base_terms(board: chess.Board) -> Terms:
     return mg, eg, phase
 
 
-def move_delta(board: chess.Board, move: chess.Move) -> Terms:
-    """How *move* (pseudo-legal, not yet pushed) changes the :func:`base_terms` of *board*.
-
-    Costs a few lookups instead of a whole-board sum: captures, en passant, promotions and the
-    castling rook are the only cases beyond "this piece changes square".
-    """
-    color = board.turn
-    from_square, to_square = move.from_square, move.to_square
-    piece_type = board.piece_type_at(from_square)
-    assert piece_type is not None
-    mg_own, eg_own = MG[color], EG[color]
-    landing = move.promotion or piece_type
-    mg = mg_own[landing][to_square] - mg_own[piece_type][from_square]
-    eg = eg_own[landing][to_square] - eg_own[piece_type][from_square]
-    phase = PHASE_WEIGHTS[landing] - PHASE_WEIGHTS[piece_type]
-    if board.occupied_co[not color] & BB_SQUARES[to_square]:
-        victim = board.piece_type_at(to_square)
-        assert victim is not None
-        mg -= MG[not color][victim][to_square]
-        eg -= EG[not color][victim][to_square]
-        phase -= PHASE_WEIGHTS[victim]
-    elif piece_type == chess.PAWN and to_square == board.ep_square:
-        victim_square = to_square - 8 if color == chess.WHITE else to_square + 8
-        mg -= MG[not color][chess.PAWN][victim_square]
-        eg -= EG[not color][chess.PAWN][victim_square]
-    elif piece_type == ROYAL_KNIGHT and board.is_castling(move):
-        rook_from, rook_to = _castling_rook_squares(move)
-        mg += mg_own[chess.ROOK][rook_to] - mg_own[chess.ROOK][rook_from]
-        eg += eg_own[chess.ROOK][rook_to] - eg_own[chess.ROOK][rook_from]
-    return mg, eg, phase
-
-
-def _castling_rook_squares(move: chess.Move) -> tuple[chess.Square, chess.Square]:
-    """Rook squares of a standard castling move written as the royal knight's two-square step."""
-    rank = chess.square_rank(move.from_square)
-    if move.to_square > move.from_square:
-        return chess.square(7, rank), chess.square(5, rank)
-    return chess.square(0, rank), chess.square(3, rank)
-
-
 def material_score(turn: chess.Color, terms: Terms) -> int:
     """Only the incremental part of :func:`evaluate` (material and piece-square terms), for the
     side to move: a cheap bound when the full evaluation cannot change a cutoff."""
@@ -216,7 +202,7 @@ def material_score(turn: chess.Color, terms: Terms) -> int:
     return score if turn == chess.WHITE else -score
 
 
-def evaluate(board: chess.Board, terms: Terms, pawn_cache: dict[tuple[int, int], Terms]) -> int:
+def evaluate(board: Pieces, terms: Terms, pawn_cache: dict[tuple[int, int], Terms]) -> int:
     """The score of *board* for the side to move, given its up-to-date :func:`base_terms`.
 
     *pawn_cache* maps (white pawns, black pawns) to the pawn-structure terms; pawn structures
@@ -237,7 +223,7 @@ def evaluate(board: chess.Board, terms: Terms, pawn_cache: dict[tuple[int, int],
     return TEMPO + (score if board.turn == chess.WHITE else -score)
 
 
-def _side_terms(board: chess.Board, color: chess.Color) -> tuple[int, int]:
+def _side_terms(board: Pieces, color: chess.Color) -> tuple[int, int]:
     """One side's whole-board terms as (middlegame, endgame): bishop pair, commoner and slider
     mobility, rooks on open files, and its royal knight's safety.
 
@@ -287,7 +273,7 @@ def _side_terms(board: chess.Board, color: chess.Color) -> tuple[int, int]:
     return mg + _royal_safety(board, color, occupied), eg
 
 
-def _royal_safety(board: chess.Board, color: chess.Color, occupied: Bitboard) -> int:
+def _royal_safety(board: Pieces, color: chess.Color, occupied: Bitboard) -> int:
     """Middlegame safety of *color*'s royal knight (positive is safe)."""
     royal = board.kings & board.occupied_co[color]
     enemy = board.occupied_co[not color]

@@ -1,28 +1,27 @@
-"""Capture generation for the quiescence search, on a KnightmateBoard's bitboards.
+"""Capture generation for the quiescence search.
 
 Captures come out in search order: by victim, most valuable first, and for each victim by
 attacker, cheapest first (MVV-LVA). Victims worth less than the caller's threshold are never
 generated, so a delta-pruned node does almost no work.
 
-Moves are pseudo-legal: the search takes back any that leaves its own royal knight in check.
-The rules themselves stay in :class:`variant.KnightmateBoard` (``attackers_mask`` says who
-attacks a square); this module only chooses which moves to ask for and in which order. It must never change a
-board.
+Moves are pseudo-legal ints of :mod:`bot.engine.position`: the search takes back any that
+leaves its own royal knight in check. This module only chooses which moves to ask the position
+for and in which order; it must never change a position.
 """
 
 from __future__ import annotations
 
 import chess
-from chess import BB_ALL, BB_RANK_1, BB_RANK_8, Move
+from chess import BB_RANK_1, BB_RANK_8
 
 from bot.engine.evaluation import PIECE_VALUES
-from variant import KnightmateBoard
+from bot.engine.position import PAWN, QUEEN, ROYAL, Move, Position
 
 _VICTIMS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
-_PROMOTION_GAIN = PIECE_VALUES[chess.QUEEN] - PIECE_VALUES[chess.PAWN]
+_PROMOTION_GAIN = PIECE_VALUES[QUEEN] - PIECE_VALUES[PAWN]
 
 
-def captures(board: KnightmateBoard, min_gain: int, skip_losing: bool = False) -> list[tuple[int, Move]]:
+def captures(position: Position, min_gain: int, skip_losing: bool = False) -> list[tuple[int, Move]]:
     """Pseudo-legal captures worth at least *min_gain* centipawns, as (material gain, move),
     most valuable victim first, cheapest attacker first among equal victims.
 
@@ -32,35 +31,31 @@ def captures(board: KnightmateBoard, min_gain: int, skip_losing: bool = False) -
     worth more than its victim is left out when the victim is defended: at best an exchange
     that loses material, which quiescence need not look at.
     """
-    turn = board.turn
+    turn = position.turn
+    bb = position.bb
+    enemy = position.occupied_co[not turn]
     targets = 0
     for victim in _VICTIMS:
         if PIECE_VALUES[victim] < min_gain:
             break
-        targets |= board.pieces_mask(victim, not turn)
+        targets |= bb[victim]
     last_rank = BB_RANK_8 if turn == chess.WHITE else BB_RANK_1
-    targets |= board.occupied_co[not turn] & last_rank & ~board.kings  # promoting may still be worth it
+    targets = (targets | last_rank & ~bb[ROYAL]) & enemy  # promoting may still be worth it
     scored = []
     if targets:
-        for move in board.generate_pseudo_legal_moves(BB_ALL, targets):
-            gain = PIECE_VALUES[board.piece_type_at(move.to_square) or 0]
-            if move.promotion:
-                if move.promotion != chess.QUEEN:
+        types = position.types
+        for move in position.captures(targets):
+            gain = PIECE_VALUES[types[move >> 6 & 63] or PAWN]  # an empty target square is en passant
+            promotion = move >> 12
+            if promotion:
+                if promotion != QUEEN:
                     continue
                 gain += _PROMOTION_GAIN
             elif gain < min_gain:
                 continue
-            attacker = board.piece_type_at(move.from_square) or 0
-            if (skip_losing and PIECE_VALUES[attacker] > gain
-                    and board.attackers_mask(not turn, move.to_square)):
+            attacker = types[move & 63]
+            if skip_losing and PIECE_VALUES[attacker] > gain and position.is_attacked(not turn, move >> 6 & 63):
                 continue
             scored.append((gain * 8 - attacker, gain, move))
-    if board.ep_square is not None and PIECE_VALUES[chess.PAWN] >= min_gain:
-        for move in board.generate_pseudo_legal_ep():
-            scored.append((PIECE_VALUES[chess.PAWN] * 8 - chess.PAWN, PIECE_VALUES[chess.PAWN], move))
-    scored.sort(key=_order, reverse=True)
+    scored.sort(reverse=True)
     return [(gain, move) for _, gain, move in scored]
-
-
-def _order(item: tuple[int, int, Move]) -> int:
-    return item[0]

@@ -1,9 +1,10 @@
 """The Knightmate searcher: iterative deepening principal-variation alpha-beta.
 
-:class:`Engine` is the API the bot and the UCI front end call. One search works on a private
-copy of the caller's :class:`variant.KnightmateBoard`, which stays the single source of truth
-for the rules: moves come from its pseudo-legal generator and are checked for legality only when
-they are searched (a pushed move that leaves the own royal knight attacked is taken back).
+:class:`Engine` is the API the bot and the UCI front end call. One search works on a
+:class:`~bot.engine.position.Position` made from the caller's :class:`variant.KnightmateBoard`:
+int moves, make and unmake, proved equal to the board by tests. Moves are generated
+pseudo-legally and checked for legality only when they are searched (a pushed move that leaves
+the own royal knight attacked is taken back).
 
 Search features: transposition table, quiescence search on captures (all evasions when in check;
 captures of defended victims by bigger pieces left out), move ordering in stages (hash move tried
@@ -23,16 +24,16 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import chess
-from chess import BB_ALL, BB_SQUARES
 
 from bot.engine import evaluation
 from bot.engine.clock import Budget, Limits, budget
 from bot.engine.moves import captures
-from variant import KnightmateBoard
+from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
+from variant import KnightmateBoard, insufficient_material
 
 logger = logging.getLogger(__name__)
 
@@ -44,9 +45,9 @@ INFINITY = MATE + 1
 
 #: Nodes between two looks at the clock and the stop flag (a few milliseconds of search).
 CHECK_EVERY = 128
-#: Bytes one transposition-table entry costs in CPython, with the Move objects it keeps alive
-#: (measured with tracemalloc after a search: about 300).
-TT_ENTRY_BYTES = 300
+#: Bytes one transposition-table entry costs in CPython: the dict slot, the key and the tuple
+#: of four ints (measured with tracemalloc after a search: about 200).
+TT_ENTRY_BYTES = 200
 #: Below this depth remaining, positions whose static eval beats beta by a margin are cut.
 REVERSE_FUTILITY_DEPTH = 3
 REVERSE_FUTILITY_MARGIN = 120  # centipawns per ply of depth
@@ -68,9 +69,13 @@ HISTORY_LIMIT = 1_000_000
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
-#: Order bonus of promotions among captures of the same victim and ahead of quiet moves; the
-#: underpromotions rank below any capture of a commoner or better.
-_PROMOTION_ORDER = {chess.QUEEN: 9000, chess.KNIGHT: -3000, chess.ROOK: -3500, chess.BISHOP: -4000}
+#: Order bonus of promotions (by promotion piece type; index 0 is no promotion) among captures
+#: of the same victim and ahead of quiet moves; the underpromotions rank below any capture of a
+#: commoner or better.
+_PROMOTION_ORDER = (0, 0, -3000, -4000, -3500, 9000)
+#: Sort keys pack an ordering score above the 15 bits of a move.
+_SCORE_SHIFT = 16
+_MOVE_BITS = (1 << _SCORE_SHIFT) - 1
 
 
 @dataclass(frozen=True)
@@ -103,7 +108,7 @@ class Engine:
 
     def __init__(self, hash_mb: int = 64) -> None:
         self.hash_mb = hash_mb
-        self._tt: dict[int, tuple[int, int, int, chess.Move | None]] = {}
+        self._tt: dict[int, tuple[int, int, int, Move]] = {}
         self._history: list[list[int]] = [[0] * 4096 for _ in chess.COLORS]
         self._pawn_cache: dict[tuple[int, int], evaluation.Terms] = {}
 
@@ -137,19 +142,19 @@ class Engine:
             self._tt.clear()
         if len(self._pawn_cache) > 100_000:
             self._pawn_cache.clear()
-        search = _Search(board.copy(), limits, budget(limits, board.turn), started, stop,
+        search = _Search(board, limits, budget(limits, board.turn), started, stop,
                          self._tt, self._tt_capacity, self._history, self._pawn_cache)
         return search.run(on_info)
 
 
 class _Search:
-    """The state of one search: the working board, counters and the tables it borrows."""
+    """The state of one search: the working position, counters and the tables it borrows."""
 
     def __init__(self, board: KnightmateBoard, limits: Limits, time_budget: Budget, started: float,
-                 stop: threading.Event | None, tt: dict[int, tuple[int, int, int, chess.Move | None]],
+                 stop: threading.Event | None, tt: dict[int, tuple[int, int, int, Move]],
                  tt_capacity: int, history: list[list[int]],
                  pawn_cache: dict[tuple[int, int], evaluation.Terms]) -> None:
-        self.board = board
+        self.position = Position.from_board(board)
         self.limits = limits
         self.started = started
         self.soft_deadline = None if time_budget.soft_ms is None else started + time_budget.soft_ms / 1000
@@ -163,25 +168,24 @@ class _Search:
         self.nodes = 0
         self.node_limit = limits.nodes if limits.nodes is not None else None
         self.next_check = CHECK_EVERY if self.node_limit is None else min(CHECK_EVERY, self.node_limit)
-        self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
-        self.terms: list[evaluation.Terms] = [evaluation.base_terms(board)]
+        self.killers: list[list[Move]] = [[NO_MOVE, NO_MOVE] for _ in range(MAX_PLY + 2)]
         self.keys: list[int] = _history_keys(board)
         # Index in ``keys`` of the position after the latest null move: a repetition across a
         # null move is not a real one, so the draw test never looks further back than this.
         self.null_floors: list[int] = [0]
         # The best root move of the unfinished iteration, once one has beaten the previous best.
-        self.partial_best: chess.Move | None = None
+        self.partial_best = NO_MOVE
         self.partial_score = -INFINITY
 
     # -- driver ------------------------------------------------------------------------------
 
     def run(self, on_info: Callable[[SearchResult], None] | None) -> SearchResult:
-        board = self.board
-        root_moves = list(board.generate_legal_moves())
+        position = self.position
+        root_moves = position.legal_moves()
         if not root_moves:
-            mate = 0 if board.is_check() else None
+            mate = 0 if position.in_check() else None
             return SearchResult(None, None if mate is not None else 0, mate, 0, 0, self._elapsed_ms(), ())
-        best = SearchResult(root_moves[0], 0, None, 0, 0, 0, (root_moves[0],))
+        best = SearchResult(decode(root_moves[0]), 0, None, 0, 0, 0, (decode(root_moves[0]),))
         max_depth = min(self.limits.depth or MAX_PLY, MAX_PLY)
         timed = self.hard_deadline is not None
         previous_score = 0
@@ -189,7 +193,7 @@ class _Search:
             try:
                 score, move = self._root(root_moves, depth, previous_score)
             except _Abort:
-                if self.partial_best is not None and self.partial_best != best.move:
+                if self.partial_best and decode(self.partial_best) != best.move:
                     best = self._result(self.partial_best, self.partial_score, depth, partial=True)
                 break
             previous_score = score
@@ -204,17 +208,19 @@ class _Search:
                 break
         return SearchResult(best.move, best.score_cp, best.mate, best.depth, self.nodes, self._elapsed_ms(), best.pv)
 
-    def _result(self, move: chess.Move, score: int, depth: int, partial: bool = False) -> SearchResult:
+    def _result(self, move: Move, score: int, depth: int, partial: bool = False) -> SearchResult:
         pv = self._principal_variation(move)
         if abs(score) >= MATE_BOUND:
             plies = MATE - abs(score)
             mate = (plies + 1) // 2 if score > 0 else -(plies // 2)
-            return SearchResult(move, None, mate, depth - 1 if partial else depth, self.nodes, self._elapsed_ms(), pv)
-        return SearchResult(move, score, None, depth - 1 if partial else depth, self.nodes, self._elapsed_ms(), pv)
+            return SearchResult(decode(move), None, mate, depth - 1 if partial else depth, self.nodes,
+                                self._elapsed_ms(), pv)
+        return SearchResult(decode(move), score, None, depth - 1 if partial else depth, self.nodes,
+                            self._elapsed_ms(), pv)
 
-    def _root(self, moves: list[chess.Move], depth: int, previous_score: int) -> tuple[int, chess.Move]:
+    def _root(self, moves: list[Move], depth: int, previous_score: int) -> tuple[int, Move]:
         """One iteration over the root moves, best first; reorders *moves* for the next one."""
-        self.partial_best = None
+        self.partial_best = NO_MOVE
         self.partial_score = -INFINITY
         if depth >= 4 and abs(previous_score) < MATE_BOUND:
             window = 40
@@ -228,7 +234,7 @@ class _Search:
                     break
         return self._root_window(moves, depth, -INFINITY, INFINITY)
 
-    def _root_window(self, moves: list[chess.Move], depth: int, alpha: int, beta: int) -> tuple[int, chess.Move]:
+    def _root_window(self, moves: list[Move], depth: int, alpha: int, beta: int) -> tuple[int, Move]:
         best_score, best_move = -INFINITY, moves[0]
         original_alpha = alpha
         for index, move in enumerate(moves):
@@ -244,7 +250,7 @@ class _Search:
                 self._pop()
             if score > best_score:
                 best_score, best_move = score, move
-                if score > original_alpha and (self.partial_best is None or score > self.partial_score):
+                if score > original_alpha and (not self.partial_best or score > self.partial_score):
                     self.partial_best, self.partial_score = move, score
             if score > alpha:
                 alpha = score
@@ -258,7 +264,7 @@ class _Search:
     # -- the tree ---------------------------------------------------------------------------
 
     def _search(self, depth: int, alpha: int, beta: int, ply: int, null_allowed: bool) -> int:
-        board = self.board
+        position = self.position
         self.nodes += 1
         if self.nodes >= self.next_check:
             self._checkpoint()
@@ -272,7 +278,7 @@ class _Search:
         if alpha >= beta:
             return alpha
 
-        in_check = board.is_check()
+        in_check = position.in_check()
         if in_check:
             depth += 1
         if depth <= 0 or ply >= MAX_PLY:
@@ -280,7 +286,7 @@ class _Search:
 
         key = self.keys[-1]
         entry = self.tt.get(key)
-        hash_move = None
+        hash_move = NO_MOVE
         if entry is not None:
             entry_depth, flag, entry_score, hash_move = entry
             if entry_depth >= depth and not pv_node:
@@ -294,7 +300,7 @@ class _Search:
             if depth <= REVERSE_FUTILITY_DEPTH and static - REVERSE_FUTILITY_MARGIN * depth >= beta \
                     and abs(beta) < MATE_BOUND:
                 return static
-            if null_allowed and depth >= 3 and static >= beta and self._has_pieces(board.turn):
+            if null_allowed and depth >= 3 and static >= beta and position.has_non_pawn_material(position.turn):
                 reduction = 3 + depth // 6
                 self._push_null()
                 try:
@@ -314,17 +320,16 @@ class _Search:
         quiets = 0
 
         original_alpha = alpha
-        best_score, best_move = -INFINITY, None
+        best_score, best_move = -INFINITY, NO_MOVE
         searched = 0
         killers = self.killers[ply]
-        history = self.history[board.turn]
-        for move in _ordered_moves(board, hash_move, killers, history):
-            capture = board.is_capture(move)
-            quiet = not capture and move.promotion is None
+        history = self.history[position.turn]
+        for move in _ordered_moves(position, hash_move, killers, history):
+            quiet = not position.is_capture(move) and not move >> 12
             if quiet and searched and (futile or quiets >= quiet_limit):
                 continue
             self._push(move)
-            if self._left_in_check(move):
+            if position.mover_in_check():
                 self._pop()
                 continue
             quiets += quiet
@@ -333,8 +338,8 @@ class _Search:
                     score = -self._search(depth - 1, -beta, -alpha, ply + 1, True)
                 else:
                     reduction = 0
-                    if (depth >= 3 and searched >= 3 and not capture and not in_check
-                            and move.promotion is None and move not in killers and not board.is_check()):
+                    if (depth >= 3 and searched >= 3 and quiet and not in_check
+                            and move not in killers and not position.in_check()):
                         reduction = 1 if searched < 8 else 2
                         if pv_node:
                             reduction -= 1
@@ -351,7 +356,7 @@ class _Search:
                 if score > alpha:
                     alpha = score
                     if score >= beta:
-                        if not capture:
+                        if quiet:
                             self._reward_quiet(move, depth, killers, history)
                         break
 
@@ -361,20 +366,19 @@ class _Search:
         return best_score
 
     def _quiescence(self, alpha: int, beta: int, ply: int) -> int:
-        board = self.board
+        position = self.position
         self.nodes += 1
         if self.nodes >= self.next_check:
             self._checkpoint()
-        in_check = board.is_check()
-        moves: Iterable[tuple[int, chess.Move]]
+        in_check = position.in_check()
+        moves: list[tuple[int, Move]]
         if in_check:
             if ply >= MAX_PLY:
                 return self._evaluate()
-            moves = _by_capture_value(board, board.generate_legal_moves())
+            moves = _by_capture_value(position, position.pseudo_legal_moves())
             best = -MATE + ply
         else:
-            terms = self.terms[-1]
-            stand_pat = evaluation.material_score(board.turn, terms)
+            stand_pat = evaluation.material_score(position.turn, (position.mg, position.eg, position.phase))
             if stand_pat - evaluation.LAZY_MARGIN < beta:
                 stand_pat = self._evaluate()
             if stand_pat >= beta or ply >= MAX_PLY:
@@ -382,10 +386,10 @@ class _Search:
             alpha = max(alpha, stand_pat)
             best = stand_pat
             # Delta pruning: captures that cannot lift the score to alpha are not generated.
-            moves = captures(board, alpha - stand_pat - DELTA_MARGIN + 1, skip_losing=True)
+            moves = captures(position, alpha - stand_pat - DELTA_MARGIN + 1, skip_losing=True)
         for _, move in moves:
             self._push(move)
-            if not in_check and self._left_in_check(move):
+            if position.mover_in_check():
                 self._pop()
                 continue
             try:
@@ -402,25 +406,19 @@ class _Search:
 
     # -- helpers ----------------------------------------------------------------------------
 
-    def _push(self, move: chess.Move) -> None:
-        board = self.board
-        mg, eg, phase = self.terms[-1]
-        dmg, deg, dphase = evaluation.move_delta(board, move)
-        self.terms.append((mg + dmg, eg + deg, phase + dphase))
-        board.push(move)
-        self.keys.append(hash(board._transposition_key()))
+    def _push(self, move: Move) -> None:
+        self.position.push(move)
+        self.keys.append(self.position.key)
 
     def _push_null(self) -> None:
-        self.terms.append(self.terms[-1])
-        self.board.push(chess.Move.null())
-        self.keys.append(hash(self.board._transposition_key()))
+        self.position.push_null()
+        self.keys.append(self.position.key)
         self.null_floors.append(len(self.keys) - 1)
 
     def _pop(self) -> None:
         if len(self.null_floors) > 1 and self.null_floors[-1] == len(self.keys) - 1:
             self.null_floors.pop()
-        self.board.pop()
-        self.terms.pop()
+        self.position.pop()
         self.keys.pop()
 
     def _evaluate(self) -> int:
@@ -430,18 +428,14 @@ class _Search:
         if score is None:
             if len(self.eval_cache) >= EVAL_CACHE_SIZE:
                 self.eval_cache.clear()
-            score = self.eval_cache[key] = evaluation.evaluate(self.board, self.terms[-1], self.pawn_cache)
+            position = self.position
+            score = self.eval_cache[key] = evaluation.evaluate(
+                position, (position.mg, position.eg, position.phase), self.pawn_cache)
         return score
 
-    def _left_in_check(self, move: chess.Move) -> bool:
-        """After pushing *move*: does it leave the mover's own royal knight attacked?"""
-        board = self.board
-        royal = board.kings & board.occupied_co[not board.turn]
-        return bool(royal) and bool(board.attackers_mask(board.turn, chess.msb(royal)))
-
     def _is_draw(self, ply: int) -> bool:
-        board = self.board
-        clock = board.halfmove_clock
+        position = self.position
+        clock = position.halfmove_clock
         if clock >= 100:
             return True
         if clock >= 4:
@@ -451,27 +445,23 @@ class _Search:
             for index in range(last - 4, max(self.null_floors[-1], last - clock) - 1, -2):
                 if keys[index] == key:
                     return True
-        if not board.pawns and chess.popcount(board.occupied) <= 4:
-            return board.is_insufficient_material()
+        if not position.bb[PAWN] and position.occupied.bit_count() <= 4:
+            occupied, bishops, royals = position.occupied, position.bb[chess.BISHOP], position.bb[chess.KING]
+            return all(insufficient_material(position.occupied_co[color], occupied, bishops, royals)
+                       for color in chess.COLORS)
         return False
 
-    def _has_pieces(self, color: chess.Color) -> bool:
-        board = self.board
-        return bool(board.occupied_co[color] & (board.knights | board.bishops | board.rooks | board.queens))
-
-    def _reward_quiet(self, move: chess.Move, depth: int, killers: list[chess.Move | None],
-                      history: list[int]) -> None:
+    def _reward_quiet(self, move: Move, depth: int, killers: list[Move], history: list[int]) -> None:
         if killers[0] != move:
             killers[1] = killers[0]
             killers[0] = move
-        index = move.from_square * 64 + move.to_square
+        index = move & 4095
         history[index] += depth * depth
         if history[index] > HISTORY_LIMIT:
             for i in range(4096):
                 history[i] //= 2
 
-    def _store(self, depth: int, score: int, alpha: int, beta: int,
-               move: chess.Move | None, ply: int) -> None:
+    def _store(self, depth: int, score: int, alpha: int, beta: int, move: Move, ply: int) -> None:
         flag = UPPER if score <= alpha else LOWER if score >= beta else EXACT
         if len(self.tt) >= self.tt_capacity:
             self.tt.clear()
@@ -488,95 +478,78 @@ class _Search:
         if self.stop is not None and self.stop.is_set():
             raise _Abort
 
-    def _principal_variation(self, first: chess.Move) -> tuple[chess.Move, ...]:
-        """The first move and the hash moves after it, as far as they are legal and new."""
-        board = self.board.copy(stack=False)
+    def _principal_variation(self, first: Move) -> tuple[chess.Move, ...]:
+        """The first move and the hash moves after it, as far as they are legal and new.
+
+        Called between iterations, when the position is back at the root; leaves it there.
+        """
+        position = self.position
         pv = [first]
-        board.push(first)
-        seen = {board._transposition_key()}
+        position.push(first)
+        seen = {position.key}
         while len(pv) < MAX_PLY:
-            entry = self.tt.get(hash(board._transposition_key()))
-            if entry is None or entry[3] is None or not board.is_legal(entry[3]):
+            entry = self.tt.get(position.key)
+            if entry is None or not position.is_pseudo_legal(entry[3]):
+                break
+            position.push(entry[3])
+            if position.mover_in_check():
+                position.pop()
                 break
             pv.append(entry[3])
-            board.push(entry[3])
-            key = board._transposition_key()
-            if key in seen:
+            if position.key in seen:
                 break
-            seen.add(key)
-        return tuple(pv)
+            seen.add(position.key)
+        for _ in pv:
+            position.pop()
+        return tuple(decode(move) for move in pv)
 
     def _elapsed_ms(self) -> int:
         return int((time.perf_counter() - self.started) * 1000)
 
 
-def _ordered_moves(board: KnightmateBoard, hash_move: chess.Move | None, killers: list[chess.Move | None],
-                   history: list[int]) -> Iterator[chess.Move]:
+def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], history: list[int]) -> Iterator[Move]:
     """Pseudo-legal moves in search order, generated in stages because a node is often refuted
     by its first moves: the hash move before any generation, then captures (most valuable
     victim, cheapest attacker), then the killers, and only then the other quiet moves
-    (promotions and en passant first, the rest by history)."""
-    if hash_move is not None and board.is_pseudo_legal(hash_move):
+    (promotions first, the rest by history)."""
+    if hash_move and position.is_pseudo_legal(hash_move):
         yield hash_move
     else:
-        hash_move = None
-    enemy = board.occupied_co[not board.turn]
-    scored = []
-    for move in board.generate_pseudo_legal_moves(BB_ALL, enemy):
-        if move == hash_move:
-            continue
-        victim = board.piece_type_at(move.to_square) or 0
-        attacker = board.piece_type_at(move.from_square) or 0
-        score = evaluation.PIECE_VALUES[victim] * 8 - attacker
-        if move.promotion:
-            score += _PROMOTION_ORDER[move.promotion]
-        scored.append((score, move))
-    scored.sort(key=_first, reverse=True)
-    for _, move in scored:
-        yield move
+        hash_move = NO_MOVE
+    types = position.types
+    values = evaluation.PIECE_VALUES
+    scored = [(values[types[move >> 6 & 63] or PAWN] * 8 - types[move & 63] + _PROMOTION_ORDER[move >> 12])
+              << _SCORE_SHIFT | move
+              for move in position.captures(position.occupied_co[not position.turn]) if move != hash_move]
+    scored.sort(reverse=True)
+    for item in scored:
+        yield item & _MOVE_BITS
 
-    for killer in killers:
-        if (killer is not None and killer != hash_move and not enemy & BB_SQUARES[killer.to_square]
-                and board.is_pseudo_legal(killer)):
-            yield killer
     first_killer, second_killer = killers
-    ep_square = board.ep_square
-    scored = []
-    for move in board.generate_pseudo_legal_moves(BB_ALL, BB_ALL & ~board.occupied):
-        if move == hash_move or move == first_killer or move == second_killer:
-            continue
-        if move.promotion:
-            score = _PROMOTION_ORDER[move.promotion]
-        elif move.to_square == ep_square and board.pawns & BB_SQUARES[move.from_square]:
-            score = _PROMOTION_ORDER[chess.QUEEN]
-        else:
-            score = history[move.from_square * 64 + move.to_square] - HISTORY_LIMIT
-        scored.append((score, move))
-    scored.sort(key=_first, reverse=True)
-    for _, move in scored:
-        yield move
+    for killer in killers:
+        if killer and killer != hash_move and not position.is_capture(killer) and position.is_pseudo_legal(killer):
+            yield killer
+    scored = [(_PROMOTION_ORDER[move >> 12] if move >> 12 else history[move & 4095] - HISTORY_LIMIT)
+              << _SCORE_SHIFT | move
+              for move in position.quiet_moves()
+              if move != hash_move and move != first_killer and move != second_killer]
+    scored.sort(reverse=True)
+    for item in scored:
+        yield item & _MOVE_BITS
 
 
-def _first(item: tuple[int, chess.Move]) -> int:
-    return item[0]
-
-
-def _first_of_three(item: tuple[int, int, chess.Move]) -> int:
-    return item[0]
-
-
-def _by_capture_value(board: chess.Board, moves: Iterable[chess.Move]) -> list[tuple[int, chess.Move]]:
+def _by_capture_value(position: Position, moves: list[Move]) -> list[tuple[int, Move]]:
     """Moves with their captured value, most valuable victim first, then cheapest attacker."""
+    types = position.types
+    values = evaluation.PIECE_VALUES
     scored = []
     for move in moves:
-        victim = board.piece_type_at(move.to_square)
-        value = evaluation.PIECE_VALUES[victim] if victim else (
-            evaluation.PIECE_VALUES[chess.PAWN] if board.is_en_passant(move) else 0)
-        if move.promotion:
-            value += evaluation.PIECE_VALUES[move.promotion] - evaluation.PIECE_VALUES[chess.PAWN]
-        attacker = board.piece_type_at(move.from_square) or 0
-        scored.append((value * 8 - attacker, value, move))
-    scored.sort(key=_first_of_three, reverse=True)
+        value = values[types[move >> 6 & 63] or PAWN] if position.is_capture(move) else 0
+        promotion = move >> 12
+        if promotion:
+            value += values[promotion] - values[PAWN]
+        scored.append((value * 8 - types[move & 63], value, move))
+    scored.sort(reverse=True)
     return [(value, move) for _, value, move in scored]
 
 
@@ -601,9 +574,10 @@ def _history_keys(board: KnightmateBoard) -> list[int]:
     """Position keys of the game so far (as far as the fifty-move counter reaches), oldest first,
     ending with the current position: the search checks repetitions against them."""
     replay = board.copy()
-    keys = [hash(replay._transposition_key())]
-    for _ in range(min(board.halfmove_clock, len(board.move_stack))):
-        replay.pop()
-        keys.append(hash(replay._transposition_key()))
-    keys.reverse()
+    moves = [replay.pop() for _ in range(min(board.halfmove_clock, len(board.move_stack)))]
+    position = Position.from_board(replay)
+    keys = [position.key]
+    for move in reversed(moves):
+        position.push(encode(move))
+        keys.append(position.key)
     return keys
