@@ -125,3 +125,17 @@ def test_chess960_boards_are_refused_with_a_clear_error() -> None:
     board = KnightmateBoard("rmbqkbmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQkq - 0 1", chess960=True)
     with pytest.raises(ValueError, match="Chess960"):
         Position.from_board(board)
+
+
+def test_moves_from_outside_the_pin_squares_are_always_legal() -> None:
+    checked = 0
+    for board in random_positions(300, seed=44, plies=range(10, 120), unfinished=True):
+        position = Position.from_board(board)
+        pin_squares = position.pin_squares(position.in_check())
+        for move in position.pseudo_legal_moves():
+            if not chess.BB_SQUARES[move & 63] & pin_squares:
+                position.push(move)
+                assert not position.mover_in_check(), (board.fen(), decode(move))
+                position.pop()
+                checked += 1
+    assert checked > 5000

@@ -27,6 +27,7 @@ import random
 
 import chess
 from chess import (
+    BB_ALL,
     BB_B1,
     BB_B8,
     BB_C1,
@@ -75,6 +76,11 @@ for _square, _right in _RIGHTS_BY_ROOK.items():
     _KEEP_RIGHTS[_square] &= ~_right
 _KEEP_RIGHTS[chess.E1] &= ~(WHITE_SHORT | WHITE_LONG)
 _KEEP_RIGHTS[chess.E8] &= ~(BLACK_SHORT | BLACK_LONG)
+
+# Lines through each square on an empty board, and the squares strictly between two squares.
+_DIAGONALS = [BB_DIAG_ATTACKS[square][0] for square in chess.SQUARES]
+_ORTHOGONALS = [BB_RANK_ATTACKS[square][0] | BB_FILE_ATTACKS[square][0] for square in chess.SQUARES]
+_BETWEEN = [[chess.between(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
 
 # Zobrist keys from a fixed seed: the same position has the same key in every process.
 _random = random.Random(0x4B4D)
@@ -226,6 +232,32 @@ class Position:
         """Whether the side to move's royal knight is attacked."""
         royal = self.bb[ROYAL] & self.occupied_co[self.turn]
         return bool(royal) and self.is_attacked(not self.turn, royal.bit_length() - 1)
+
+    def pin_squares(self, in_check: bool) -> Bitboard:
+        """Squares whose piece may be unable to move legally: leaving any other square cannot
+        expose the side to move's royal knight, so a move from there needs no legality test.
+
+        That is the royal knight itself, pieces between it and an enemy slider on its lines,
+        and pawns that can take en passant (the taken pawn may have been the blocker); with the
+        side to move in check, every square.
+        """
+        us = self.turn
+        bb = self.bb
+        royal = bb[ROYAL] & self.occupied_co[us]
+        if in_check or not royal:
+            return BB_ALL
+        square = royal.bit_length() - 1
+        enemy = self.occupied_co[not us]
+        queens = bb[QUEEN]
+        sliders = ((bb[BISHOP] | queens) & _DIAGONALS[square] | (bb[ROOK] | queens) & _ORTHOGONALS[square]) & enemy
+        squares = royal
+        while sliders:
+            slider = sliders.bit_length() - 1
+            sliders ^= BB_SQUARES[slider]
+            squares |= _BETWEEN[square][slider]
+        if self.ep_square is not None:
+            squares |= BB_PAWN_ATTACKS[not us][self.ep_square] & bb[PAWN]
+        return squares
 
     def mover_in_check(self) -> bool:
         """After a push: whether the side that moved left its own royal knight attacked, which
