@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import chess
+from chess import BB_SQUARES
 
 from bot.engine import evaluation
 from bot.engine.clock import Budget, Limits, budget
@@ -324,12 +325,13 @@ class _Search:
         searched = 0
         killers = self.killers[ply]
         history = self.history[position.turn]
+        pin_squares = position.pin_squares(in_check)
         for move in _ordered_moves(position, hash_move, killers, history):
             quiet = not position.is_capture(move) and not move >> 12
             if quiet and searched and (futile or quiets >= quiet_limit):
                 continue
             self._push(move)
-            if position.mover_in_check():
+            if BB_SQUARES[move & 63] & pin_squares and position.mover_in_check():
                 self._pop()
                 continue
             quiets += quiet
@@ -387,9 +389,10 @@ class _Search:
             best = stand_pat
             # Delta pruning: captures that cannot lift the score to alpha are not generated.
             moves = captures(position, alpha - stand_pat - DELTA_MARGIN + 1, skip_losing=True)
+        pin_squares = position.pin_squares(in_check)
         for _, move in moves:
             self._push(move)
-            if position.mover_in_check():
+            if BB_SQUARES[move & 63] & pin_squares and position.mover_in_check():
                 self._pop()
                 continue
             try:
@@ -509,20 +512,31 @@ class _Search:
 
 def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], history: list[int]) -> Iterator[Move]:
     """Pseudo-legal moves in search order, generated in stages because a node is often refuted
-    by its first moves: the hash move before any generation, then captures (most valuable
-    victim, cheapest attacker), then the killers, and only then the other quiet moves
-    (promotions first, the rest by history)."""
+    by its first moves: the hash move before any generation, then captures that do not give
+    material away (most valuable victim, cheapest attacker), then the killers, the other quiet
+    moves (promotions first, the rest by history), and last the captures of a defended piece by
+    a more valuable one."""
     if hash_move and position.is_pseudo_legal(hash_move):
         yield hash_move
     else:
         hash_move = NO_MOVE
     types = position.types
     values = evaluation.PIECE_VALUES
-    scored = [(values[types[move >> 6 & 63] or PAWN] * 8 - types[move & 63] + _PROMOTION_ORDER[move >> 12])
-              << _SCORE_SHIFT | move
-              for move in position.captures(position.occupied_co[not position.turn]) if move != hash_move]
-    scored.sort(reverse=True)
-    for item in scored:
+    them = not position.turn
+    good, bad = [], []
+    for move in position.captures(position.occupied_co[them]):
+        if move == hash_move:
+            continue
+        to_square = move >> 6 & 63
+        victim = values[types[to_square] or PAWN]
+        attacker = types[move & 63]
+        item = (victim * 8 - attacker + _PROMOTION_ORDER[move >> 12]) << _SCORE_SHIFT | move
+        if values[attacker] > victim and not move >> 12 and position.is_attacked(them, to_square):
+            bad.append(item)
+        else:
+            good.append(item)
+    good.sort(reverse=True)
+    for item in good:
         yield item & _MOVE_BITS
 
     first_killer, second_killer = killers
@@ -535,6 +549,9 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], his
               if move != hash_move and move != first_killer and move != second_killer]
     scored.sort(reverse=True)
     for item in scored:
+        yield item & _MOVE_BITS
+    bad.sort(reverse=True)
+    for item in bad:
         yield item & _MOVE_BITS
 
 
