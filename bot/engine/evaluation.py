@@ -76,8 +76,13 @@ PHASE_TOTAL = 24
 # through the knight-move "holes" a pawn shield leaves, so it is measured by how many squares it
 # can flee to and how many checks the enemy queen and commoners can give next move. Weights are
 # middlegame values and fade out with the enemy queen gone (a lone commoner cannot mate).
+# Rooks count too: in the ladder games against Fairy-Stockfish most of our losses were mates by
+# rooks and commoners after the queens had gone, against a royal knight the evaluation had let
+# wander up the board because it saw no danger without an enemy queen.
 ESCAPE_SQUARE_BONUS = (-60, -35, -15, 0, 5, 8, 10, 12, 14)  # by number of free escape squares
 QUEEN_CHECK_PENALTY = 22  # per square from which the enemy queen can check next move
+ROOK_CHECK_PENALTY = 14  # per square from which an enemy rook can check next move
+BISHOP_CHECK_PENALTY = 8  # per square from which an enemy bishop can check next move
 COMMONER_CHECK_PENALTY = 15  # per square from which an enemy commoner can check next move
 QUEEN_NEAR_PENALTY = (0, 40, 30, 18, 8, 0, 0, 0)  # by Chebyshev distance of the enemy queen
 
@@ -152,8 +157,10 @@ _ROOK_EG = _table(0, (0, 0, 0, 0, 0, 0, 15, 5))
 _QUEEN_MG = _table(4, (-5, 0, 0, 0, 0, 0, 0, 0))
 _QUEEN_EG = _table(6)
 # Royal knight: in the middlegame it wants to stay home yet off the rim (a knight in the corner
-# has two flight squares); in the endgame it joins the game like any knight.
-_ROYAL_MG = _table(6, (0, 0, -10, -25, -40, -50, -50, -50))
+# has two flight squares); in the endgame it joins the game like any knight. The middlegame
+# penalty for leaving home was doubled after the ladder games showed it taking pawns up the
+# board (Kxd4, Kxc6) and being mated there by rooks and commoners.
+_ROYAL_MG = _table(6, (0, -5, -20, -45, -70, -90, -100, -100))
 _ROYAL_EG = _table(10)
 
 _MG_TABLES = (None, _PAWN_MG, _COMMONER_MG, _BISHOP_MG, _ROOK_MG, _QUEEN_MG, _ROYAL_MG)
@@ -274,29 +281,47 @@ def _side_terms(board: Pieces, color: chess.Color) -> tuple[int, int]:
 
 
 def _royal_safety(board: Pieces, color: chess.Color, occupied: Bitboard) -> int:
-    """Middlegame safety of *color*'s royal knight (positive is safe)."""
+    """Middlegame safety of *color*'s royal knight (positive is safe): its flight squares while
+    the enemy has a queen or a rook, and the checks the enemy's pieces can give next move."""
     royal = board.kings & board.occupied_co[color]
     enemy = board.occupied_co[not color]
-    enemy_queens = board.queens & enemy
-    enemy_commoners = board.knights & enemy
-    if not royal or not (enemy_queens or enemy_commoners):
+    queens, rooks = board.queens & enemy, board.rooks & enemy
+    commoners, bishops = board.knights & enemy, board.bishops & enemy
+    if not royal or not (queens or rooks or commoners):
         return 0
     square = royal.bit_length() - 1
     score = 0
-    checking_steps = BB_KING_ATTACKS[square] & ~enemy
-    while enemy_commoners:
-        commoner = (enemy_commoners & -enemy_commoners).bit_length() - 1
-        enemy_commoners &= enemy_commoners - 1
-        score -= COMMONER_CHECK_PENALTY * (BB_KING_ATTACKS[commoner] & checking_steps).bit_count()
-    if enemy_queens:
+    if queens or rooks:
         score += ESCAPE_SQUARE_BONUS[(BB_KNIGHT_ATTACKS[square] & ~board.occupied_co[color]).bit_count()]
-        lines = _queen_attacks(square, occupied) & ~enemy
-        while enemy_queens:
-            queen = (enemy_queens & -enemy_queens).bit_length() - 1
-            enemy_queens &= enemy_queens - 1
-            score -= QUEEN_CHECK_PENALTY * (_queen_attacks(queen, occupied) & lines).bit_count()
-            score -= QUEEN_NEAR_PENALTY[_DISTANCE[queen][square]]
+    not_enemy = ~enemy
+    checking_steps = BB_KING_ATTACKS[square] & not_enemy
+    while commoners:
+        commoner = commoners.bit_length() - 1
+        commoners ^= BB_SQUARES[commoner]
+        score -= COMMONER_CHECK_PENALTY * (BB_KING_ATTACKS[commoner] & checking_steps).bit_count()
+    files_and_ranks = _rook_attacks(square, occupied) & not_enemy
+    diagonals = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & not_enemy
+    while rooks:
+        rook = rooks.bit_length() - 1
+        rooks ^= BB_SQUARES[rook]
+        score -= ROOK_CHECK_PENALTY * (_rook_attacks(rook, occupied) & files_and_ranks).bit_count()
+    while bishops:
+        bishop = bishops.bit_length() - 1
+        bishops ^= BB_SQUARES[bishop]
+        score -= BISHOP_CHECK_PENALTY * (BB_DIAG_ATTACKS[bishop][BB_DIAG_MASKS[bishop] & occupied]
+                                         & diagonals).bit_count()
+    lines = files_and_ranks | diagonals
+    while queens:
+        queen = queens.bit_length() - 1
+        queens ^= BB_SQUARES[queen]
+        score -= QUEEN_CHECK_PENALTY * (_queen_attacks(queen, occupied) & lines).bit_count()
+        score -= QUEEN_NEAR_PENALTY[_DISTANCE[queen][square]]
     return score
+
+
+def _rook_attacks(square: chess.Square, occupied: Bitboard) -> Bitboard:
+    return (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
+            | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied])
 
 
 def _queen_attacks(square: chess.Square, occupied: Bitboard) -> Bitboard:
