@@ -204,9 +204,7 @@ def material_score(turn: chess.Color, terms: Terms) -> int:
     """Only the incremental part of :func:`evaluate` (material and piece-square terms), for the
     side to move: a cheap bound when the full evaluation cannot change a cutoff."""
     mg, eg, phase = terms
-    phase = min(phase, PHASE_TOTAL)
-    score = (mg * phase + eg * (PHASE_TOTAL - phase)) // PHASE_TOTAL
-    return score if turn == chess.WHITE else -score
+    return _blend(mg, eg, phase, turn)
 
 
 def evaluate(board: Pieces, terms: Terms, pawn_cache: dict[tuple[int, int], Terms]) -> int:
@@ -216,107 +214,107 @@ def evaluate(board: Pieces, terms: Terms, pawn_cache: dict[tuple[int, int], Term
     repeat across the tree, so the cache saves most of that work.
     """
     mg, eg, phase = terms
+    occupied = board.occupied
     white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
-    pawn_key = (board.pawns & white, board.pawns & black)
+    pieces = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+    pawn_key = (pieces[0] & white, pieces[0] & black)
     pawns = pawn_cache.get(pawn_key)
     if pawns is None:
         pawns = pawn_cache[pawn_key] = _pawn_terms(pawn_key[0], pawn_key[1])
-    white_mg, white_eg = _side_terms(board, chess.WHITE)
-    black_mg, black_eg = _side_terms(board, chess.BLACK)
+    white_mg, white_eg = _side_terms(pieces, occupied, white, black)
+    black_mg, black_eg = _side_terms(pieces, occupied, black, white)
     mg += pawns[0] + white_mg - black_mg
     eg += pawns[1] + white_eg - black_eg
+    return TEMPO + _blend(mg, eg, phase, board.turn)
+
+
+def _blend(mg: int, eg: int, phase: int, turn: chess.Color) -> int:
+    """The middlegame and endgame scores (White's view) mixed by phase, for the side to move.
+    The sign is turned before dividing, so a position and its colour mirror score the same."""
     phase = min(phase, PHASE_TOTAL)
-    score = (mg * phase + eg * (PHASE_TOTAL - phase)) // PHASE_TOTAL
-    return TEMPO + (score if board.turn == chess.WHITE else -score)
+    blended = mg * phase + eg * (PHASE_TOTAL - phase)
+    return (blended if turn == chess.WHITE else -blended) // PHASE_TOTAL
 
 
-def _side_terms(board: Pieces, color: chess.Color) -> tuple[int, int]:
-    """One side's whole-board terms as (middlegame, endgame): bishop pair, commoner and slider
-    mobility, rooks on open files, and its royal knight's safety.
+def _side_terms(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboard,
+                enemy: Bitboard) -> tuple[int, int]:
+    """One side's whole-board terms as (middlegame, endgame): bishop pair, piece mobility, rooks
+    on open files, the flight squares of its royal knight, and the checks its pieces can give
+    the enemy royal knight next move.
 
-    Bits are scanned inline rather than with :func:`chess.scan_forward`: this runs at most
-    nodes of the tree, and the generator calls cost a third of its time.
+    Each piece's attacks are computed once and serve both its mobility and its checks. Bits are
+    scanned inline: this runs at most nodes of the tree, and generator calls would cost a third
+    of its time.
     """
-    occupied = board.occupied
-    own = board.occupied_co[color]
+    all_pawns, all_commoners, all_bishops, all_rooks, all_queens, royals = pieces
     not_own = ~own
     mg = eg = 0
-    bishops = board.bishops & own
+
+    # Where checks come from: the lines and steps onto the enemy royal knight, if this side has
+    # a queen, rook or commoner to make them dangerous (bishops alone do not).
+    enemy_royal = royals & enemy
+    attackers = (all_queens | all_rooks | all_commoners) & own
+    threatened = enemy_royal and attackers
+    files_and_ranks = diagonals = steps = 0
+    if threatened:
+        target = enemy_royal.bit_length() - 1
+        files_and_ranks = _rook_attacks(target, occupied) & not_own
+        diagonals = BB_DIAG_ATTACKS[target][BB_DIAG_MASKS[target] & occupied] & not_own
+        steps = BB_KING_ATTACKS[target] & not_own
+
+    royal = royals & own
+    if royal and (all_queens | all_rooks) & enemy:
+        mg += ESCAPE_SQUARE_BONUS[(BB_KNIGHT_ATTACKS[royal.bit_length() - 1] & not_own).bit_count()]
+
+    bishops = all_bishops & own
     if bishops & (bishops - 1):
         mg += BISHOP_PAIR
         eg += BISHOP_PAIR
     while bishops:
-        square = (bishops & -bishops).bit_length() - 1
-        bishops &= bishops - 1
-        count = (BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & not_own).bit_count()
+        square = bishops.bit_length() - 1
+        bishops ^= BB_SQUARES[square]
+        reach = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & not_own
+        count = reach.bit_count()
         mg += BISHOP_MOBILITY[0] * (count - BISHOP_MOBILITY[2])
         eg += BISHOP_MOBILITY[1] * (count - BISHOP_MOBILITY[2])
-    rooks = board.rooks & own
-    own_pawns = board.pawns & own
+        if threatened:
+            mg += BISHOP_CHECK_PENALTY * (reach & diagonals).bit_count()
+    rooks = all_rooks & own
+    own_pawns = all_pawns & own
     while rooks:
-        square = (rooks & -rooks).bit_length() - 1
-        rooks &= rooks - 1
-        count = ((BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
-                  | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied]) & not_own).bit_count()
+        square = rooks.bit_length() - 1
+        rooks ^= BB_SQUARES[square]
+        reach = _rook_attacks(square, occupied) & not_own
+        count = reach.bit_count()
         mg += ROOK_MOBILITY[0] * (count - ROOK_MOBILITY[2])
         eg += ROOK_MOBILITY[1] * (count - ROOK_MOBILITY[2])
         file = BB_FILES[square & 7]
         if not file & own_pawns:
-            bonus = ROOK_OPEN_FILE if not file & board.pawns else ROOK_HALF_OPEN_FILE
+            bonus = ROOK_OPEN_FILE if not file & all_pawns else ROOK_HALF_OPEN_FILE
             mg += bonus[0]
             eg += bonus[1]
-    queens = board.queens & own
+        if threatened:
+            mg += ROOK_CHECK_PENALTY * (reach & files_and_ranks).bit_count()
+    queens = all_queens & own
     while queens:
-        square = (queens & -queens).bit_length() - 1
-        queens &= queens - 1
-        count = (_queen_attacks(square, occupied) & not_own).bit_count()
+        square = queens.bit_length() - 1
+        queens ^= BB_SQUARES[square]
+        reach = _queen_attacks(square, occupied) & not_own
+        count = reach.bit_count()
         mg += QUEEN_MOBILITY[0] * (count - QUEEN_MOBILITY[2])
         eg += QUEEN_MOBILITY[1] * (count - QUEEN_MOBILITY[2])
-    commoners = board.knights & own
+        if threatened:
+            mg += QUEEN_CHECK_PENALTY * (reach & (files_and_ranks | diagonals)).bit_count()
+            mg += QUEEN_NEAR_PENALTY[_DISTANCE[square][target]]
+    commoners = all_commoners & own
     while commoners:
-        square = (commoners & -commoners).bit_length() - 1
-        commoners &= commoners - 1
-        mg += COMMONER_MOBILITY * (BB_KING_ATTACKS[square] & not_own).bit_count()
-    return mg + _royal_safety(board, color, occupied), eg
-
-
-def _royal_safety(board: Pieces, color: chess.Color, occupied: Bitboard) -> int:
-    """Middlegame safety of *color*'s royal knight (positive is safe): its flight squares while
-    the enemy has a queen or a rook, and the checks the enemy's pieces can give next move."""
-    royal = board.kings & board.occupied_co[color]
-    enemy = board.occupied_co[not color]
-    queens, rooks = board.queens & enemy, board.rooks & enemy
-    commoners, bishops = board.knights & enemy, board.bishops & enemy
-    if not royal or not (queens or rooks or commoners):
-        return 0
-    square = royal.bit_length() - 1
-    score = 0
-    if queens or rooks:
-        score += ESCAPE_SQUARE_BONUS[(BB_KNIGHT_ATTACKS[square] & ~board.occupied_co[color]).bit_count()]
-    not_enemy = ~enemy
-    checking_steps = BB_KING_ATTACKS[square] & not_enemy
-    while commoners:
-        commoner = commoners.bit_length() - 1
-        commoners ^= BB_SQUARES[commoner]
-        score -= COMMONER_CHECK_PENALTY * (BB_KING_ATTACKS[commoner] & checking_steps).bit_count()
-    files_and_ranks = _rook_attacks(square, occupied) & not_enemy
-    diagonals = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & not_enemy
-    while rooks:
-        rook = rooks.bit_length() - 1
-        rooks ^= BB_SQUARES[rook]
-        score -= ROOK_CHECK_PENALTY * (_rook_attacks(rook, occupied) & files_and_ranks).bit_count()
-    while bishops:
-        bishop = bishops.bit_length() - 1
-        bishops ^= BB_SQUARES[bishop]
-        score -= BISHOP_CHECK_PENALTY * (BB_DIAG_ATTACKS[bishop][BB_DIAG_MASKS[bishop] & occupied]
-                                         & diagonals).bit_count()
-    lines = files_and_ranks | diagonals
-    while queens:
-        queen = queens.bit_length() - 1
-        queens ^= BB_SQUARES[queen]
-        score -= QUEEN_CHECK_PENALTY * (_queen_attacks(queen, occupied) & lines).bit_count()
-        score -= QUEEN_NEAR_PENALTY[_DISTANCE[queen][square]]
-    return score
+        square = commoners.bit_length() - 1
+        commoners ^= BB_SQUARES[square]
+        reach = BB_KING_ATTACKS[square] & not_own
+        mg += COMMONER_MOBILITY * reach.bit_count()
+        if threatened:
+            mg += COMMONER_CHECK_PENALTY * (reach & steps).bit_count()
+    return mg, eg
 
 
 def _rook_attacks(square: chess.Square, occupied: Bitboard) -> Bitboard:
