@@ -62,6 +62,14 @@ MAX_MOVES = 256
 #: largest positional swing one capture is expected to cause).
 DELTA_MARGIN = 200
 
+#: When the last iteration changed its mind (a new best move, or a score this many centipawns
+#: worse), the next iteration may start until this many times the usual soft limit: that is
+#: the move where more time pays (chess engine practice). Shallow iterations change often and
+#: cheaply, so only those from UNSTABLE_FROM_DEPTH on count.
+UNSTABLE_TIME_FACTOR = 2.0
+UNSTABLE_SCORE_DROP = 40
+UNSTABLE_FROM_DEPTH = 5
+
 #: Evaluations remembered per search (about 100 bytes each).
 EVAL_CACHE_SIZE = 200_000
 
@@ -189,7 +197,7 @@ class _Search:
         best = SearchResult(decode(root_moves[0]), 0, None, 0, 0, 0, (decode(root_moves[0]),))
         max_depth = min(self.limits.depth or MAX_PLY, MAX_PLY)
         timed = self.hard_deadline is not None
-        previous_score = 0
+        previous_score, previous_move = 0, NO_MOVE
         for depth in range(1, max_depth + 1):
             try:
                 score, move = self._root(root_moves, depth, previous_score)
@@ -197,7 +205,9 @@ class _Search:
                 if self.partial_best and decode(self.partial_best) != best.move:
                     best = self._result(self.partial_best, self.partial_score, depth, partial=True)
                 break
-            previous_score = score
+            unstable = depth >= UNSTABLE_FROM_DEPTH and (
+                move != previous_move or score < previous_score - UNSTABLE_SCORE_DROP)
+            previous_score, previous_move = score, move
             best = self._result(move, score, depth)
             if on_info is not None:
                 on_info(best)
@@ -205,8 +215,12 @@ class _Search:
                 break
             if best.mate is not None and best.mate > 0 and 2 * best.mate - 1 <= depth and timed:
                 break
-            if self.soft_deadline is not None and time.perf_counter() > self.soft_deadline:
-                break
+            if self.soft_deadline is not None:
+                soft_deadline = self.soft_deadline
+                if unstable:
+                    soft_deadline = self.started + (soft_deadline - self.started) * UNSTABLE_TIME_FACTOR
+                if time.perf_counter() > soft_deadline:
+                    break
         return SearchResult(best.move, best.score_cp, best.mate, best.depth, self.nodes, self._elapsed_ms(), best.pv)
 
     def _result(self, move: Move, score: int, depth: int, partial: bool = False) -> SearchResult:
