@@ -559,10 +559,22 @@ class Position:
             if self.castling:
                 self._add_castling(castles)
             return move in castles
-        if piece == PAWN or move >> 12:
+        if piece == PAWN:
             return move in self.captures(BB_SQUARES[to_square] | BB_SQUARES[to_square ^ 8]) \
                 or move in self._moves(BB_SQUARES[to_square] & ~self.occupied)
-        return move in self._moves(BB_SQUARES[to_square] & ~self.occupied_co[self.turn])
+        to_mask = BB_SQUARES[to_square]
+        if move >> 12 or to_mask & (self.occupied_co[self.turn] | self.bb[ROYAL]):
+            return False
+        if piece == ROYAL:
+            return bool(BB_KNIGHT_ATTACKS[from_square] & to_mask)
+        if piece == COMMONER:
+            return bool(BB_KING_ATTACKS[from_square] & to_mask)
+        occupied = self.occupied
+        if piece != ROOK and BB_DIAG_ATTACKS[from_square][BB_DIAG_MASKS[from_square] & occupied] & to_mask:
+            return True
+        return piece != BISHOP and bool(
+            (BB_RANK_ATTACKS[from_square][BB_RANK_MASKS[from_square] & occupied]
+             | BB_FILE_ATTACKS[from_square][BB_FILE_MASKS[from_square] & occupied]) & to_mask)
 
     def has_non_pawn_material(self, color: chess.Color) -> bool:
         """Whether *color* has a piece besides pawns and the royal knight (no zugzwang risk)."""
