@@ -9,10 +9,11 @@ the own royal knight attacked is taken back).
 Search features: transposition table, quiescence search on captures (all evasions when in check;
 captures of defended victims by bigger pieces left out), move ordering in stages (hash move tried
 before any generation, captures by victim then attacker, two killers per ply, quiet moves by
-history), check extension, null-move pruning (only with pieces besides pawns, against zugzwang),
-late-move reductions, reverse futility, futility and late-move pruning near the leaves,
-aspiration windows, mate-distance scores, and draws by repetition, the fifty-move rule,
-stalemate and insufficient material.
+history, captures that give material away last), check extension, null-move pruning (only with
+pieces besides pawns, against zugzwang), late-move reductions, reverse futility, futility and
+late-move pruning near the leaves, aspiration windows, mate-distance scores, and draws by
+repetition, the fifty-move rule, stalemate and insufficient material. More time goes to a move
+whose best move or score has just changed.
 
 It must never mutate the caller's board, never return an illegal move when a legal one exists,
 and never run past the hard deadline of its :class:`~bot.engine.clock.Budget` (checked every
