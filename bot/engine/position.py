@@ -76,6 +76,7 @@ for _square, _right in _RIGHTS_BY_ROOK.items():
     _KEEP_RIGHTS[_square] &= ~_right
 _KEEP_RIGHTS[chess.E1] &= ~(WHITE_SHORT | WHITE_LONG)
 _KEEP_RIGHTS[chess.E8] &= ~(BLACK_SHORT | BLACK_LONG)
+del _square, _right
 
 # Lines through each square on an empty board, and the squares strictly between two squares.
 _DIAGONALS = [BB_DIAG_ATTACKS[square][0] for square in chess.SQUARES]
