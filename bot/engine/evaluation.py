@@ -76,9 +76,10 @@ PHASE_TOTAL = 24
 # through the knight-move "holes" a pawn shield leaves, so it is measured by how many squares it
 # can flee to and how many checks the enemy queen and commoners can give next move. Weights are
 # middlegame values and fade out with the enemy queen gone (a lone commoner cannot mate).
-# Rooks count too: in the ladder games against Fairy-Stockfish most of our losses were mates by
-# rooks and commoners after the queens had gone, against a royal knight the evaluation had let
-# wander up the board because it saw no danger without an enemy queen.
+# Rooks and bishops count too: in ladder games against Fairy-Stockfish many losses were mates by
+# rooks and commoners after the queens had gone, when this term saw no danger at all. With rook
+# and bishop checks (and the stricter royal table below) the engine scored +25 =15 -20 against
+# itself without them (bench/README.md).
 ESCAPE_SQUARE_BONUS = (-60, -35, -15, 0, 5, 8, 10, 12, 14)  # by number of free escape squares
 QUEEN_CHECK_PENALTY = 22  # per square from which the enemy queen can check next move
 ROOK_CHECK_PENALTY = 14  # per square from which an enemy rook can check next move
@@ -158,8 +159,8 @@ _QUEEN_MG = _table(4, (-5, 0, 0, 0, 0, 0, 0, 0))
 _QUEEN_EG = _table(6)
 # Royal knight: in the middlegame it wants to stay home yet off the rim (a knight in the corner
 # has two flight squares); in the endgame it joins the game like any knight. The middlegame
-# penalty for leaving home was doubled after the ladder games showed it taking pawns up the
-# board (Kxd4, Kxc6) and being mated there by rooks and commoners.
+# penalty for leaving home was doubled after ladder games where it took pawns up the board
+# (Kxd4, Kxc6) and was mated there by rooks and commoners.
 _ROYAL_MG = _table(6, (0, -5, -20, -45, -70, -90, -100, -100))
 _ROYAL_EG = _table(10)
 
