@@ -77,6 +77,9 @@ for _square, _right in _RIGHTS_BY_ROOK.items():
 _KEEP_RIGHTS[chess.E1] &= ~(WHITE_SHORT | WHITE_LONG)
 _KEEP_RIGHTS[chess.E8] &= ~(BLACK_SHORT | BLACK_LONG)
 del _square, _right
+#: Where the rook goes from and to, by the square a castling royal knight lands on.
+_CASTLING_ROOK = {chess.G1: (chess.H1, chess.F1), chess.C1: (chess.A1, chess.D1),
+                  chess.G8: (chess.H8, chess.F8), chess.C8: (chess.A8, chess.D8)}
 
 # Lines through each square on an empty board, and the squares strictly between two squares.
 _DIAGONALS = [BB_DIAG_ATTACKS[square][0] for square in chess.SQUARES]
@@ -459,8 +462,7 @@ class Position:
             elif to_square - from_square in (16, -16):
                 ep_square = (from_square + to_square) >> 1
         elif piece == ROYAL and to_square - from_square in (2, -2):
-            rook_from, rook_to = (from_square + 3, from_square + 1) if to_square > from_square else \
-                (from_square - 4, from_square - 1)
+            rook_from, rook_to = _CASTLING_ROOK[to_square]
             rook_mask = BB_SQUARES[rook_from] | BB_SQUARES[rook_to]
             bb[ROOK] ^= rook_mask
             occupied_co[us] ^= rook_mask
@@ -479,11 +481,8 @@ class Position:
         self.occupied = occupied_co[0] | occupied_co[1]
         self.turn = them
         self.ep_square = ep_square
-        ep_key = 0
-        if ep_square is not None and BB_PAWN_ATTACKS[us][ep_square] & bb[PAWN] & occupied_co[them]:
-            ep_key = _EP_KEYS[ep_square & 7]
-            key ^= ep_key
-        self.ep_key = ep_key
+        self.ep_key = self._ep_key_for(ep_square) if ep_square is not None else 0
+        key ^= self.ep_key
         self.key = key
         self.mg = mg
         self.eg = eg
@@ -530,8 +529,7 @@ class Position:
             occupied_co[them] ^= victim_mask
             types[victim] = PAWN
         elif piece == ROYAL and to_square - from_square in (2, -2):
-            rook_from, rook_to = (from_square + 3, from_square + 1) if to_square > from_square else \
-                (from_square - 4, from_square - 1)
+            rook_from, rook_to = _CASTLING_ROOK[to_square]
             rook_mask = BB_SQUARES[rook_from] | BB_SQUARES[rook_to]
             bb[ROOK] ^= rook_mask
             occupied_co[us] ^= rook_mask
