@@ -165,7 +165,7 @@ class _Search:
                  stop: threading.Event | None, tt: dict[int, tuple[int, int, int, Move]],
                  tt_capacity: int, history: list[list[int]],
                  pawn_cache: dict[tuple[int, int], evaluation.Terms]) -> None:
-        self.position = Position.from_board(board)
+        self.position, self.keys = _replay(board)
         self.limits = limits
         self.started = started
         self.soft_deadline = None if time_budget.soft_ms is None else started + time_budget.soft_ms / 1000
@@ -180,7 +180,6 @@ class _Search:
         self.node_limit = limits.nodes if limits.nodes is not None else None
         self.next_check = CHECK_EVERY if self.node_limit is None else min(CHECK_EVERY, self.node_limit)
         self.killers: list[list[Move]] = [[NO_MOVE, NO_MOVE] for _ in range(MAX_PLY + 2)]
-        self.keys: list[int] = _history_keys(board)
         # Index in ``keys`` of the position after the latest null move: a repetition across a
         # null move is not a real one, so the draw test never looks further back than this.
         self.null_floors: list[int] = [0]
@@ -603,9 +602,11 @@ def _score_from_tt(score: int, ply: int) -> int:
     return score
 
 
-def _history_keys(board: KnightmateBoard) -> list[int]:
-    """Position keys of the game so far (as far as the fifty-move counter reaches), oldest first,
-    ending with the current position: the search checks repetitions against them."""
+def _replay(board: KnightmateBoard) -> tuple[Position, list[int]]:
+    """The search position for *board*, and the keys of the game's positions so far (as far as
+    the fifty-move counter reaches), oldest first, ending with the current one: the search checks
+    repetitions against them. The position is reached by replaying those moves, so the keys come
+    from the same pushes the search makes (it never pops below its root)."""
     replay = board.copy()
     moves = [replay.pop() for _ in range(min(board.halfmove_clock, len(board.move_stack)))]
     position = Position.from_board(replay)
@@ -613,4 +614,4 @@ def _history_keys(board: KnightmateBoard) -> list[int]:
     for move in reversed(moves):
         position.push(encode(move))
         keys.append(position.key)
-    return keys
+    return position, keys
