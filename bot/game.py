@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import re
 import time
 from dataclasses import dataclass
 
@@ -305,7 +306,32 @@ class Game:
         else:
             headers["TimeControl"] = "?"
         game.end().comment = result.reason
-        return str(game) + "\n"
+        return game.accept(_EscapingExporter()) + "\n"
+
+
+class _EscapingExporter(chess.pgn.StringExporter):
+    """python-chess's exporter, with header values written as PGN strings.
+
+    python-chess writes header values as they are (and checks only non-roster tags for line
+    breaks), so a player name or game id from the server with a quote or a line break would end
+    its tag early and forge or break the lines after it. Here a backslash and a quote are escaped
+    as the PGN standard says, and control characters, which a PGN string may not hold, become spaces.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(columns=None)
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        super().visit_header(tagname, pgn_string(tagvalue))
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def pgn_string(value: str) -> str:
+    """*value* as the inside of a PGN string token (between its quotes): a backslash or a quote
+    gets a backslash before it, and a control character becomes a space."""
+    return _CONTROL.sub(" ", value.replace("\\", "\\\\").replace('"', '\\"'))
 
 
 def _name(player: Player) -> str:

@@ -298,3 +298,31 @@ def test_a_pychess_game_the_bot_resigned_is_scored_as_its_loss() -> None:
     game.apply(state(("e2e3",)))
     game.resigned = True
     assert (game.result().result, game.result().reason) == ("1-0", "the bot resigned")
+
+
+def test_pgn_header_values_from_the_server_are_escaped() -> None:
+    # A name that would close its tag and forge a Result line, one with a backslash, and a game id
+    # with a line break: each stays inside its own header.
+    hostile_white = 'Eve"]\n[Result "1-0'
+    game = Game('g"1\r\n', "mybot", site="http://127.0.0.1:1")
+    game.apply(replace(full(), white=Player(hostile_white), black=Player("mybot"), id='g"1\r\n'))
+    game.apply(state(("e2e3", "e7e6")))
+    game.apply(GameEnded())
+    text = game.pgn(game.result())
+    header_lines = [line for line in text.splitlines() if line.startswith("[")]
+    assert sorted(line.split(" ", 1)[0] for line in header_lines) == sorted([
+        "[Event", "[Site", "[Date", "[Round", "[White", "[Black", "[Result", "[Variant", "[FEN", "[Termination",
+        "[TimeControl"])
+    assert '[White "Eve\\"] [Result \\"1-0"]' in header_lines
+    assert '[Site "http://127.0.0.1:1/g\\"1  "]' in header_lines
+    parsed = chess.pgn.read_game(io.StringIO(text))
+    assert parsed is not None and parsed.headers["Result"] == "*"
+    assert [move.uci() for move in parsed.mainline_moves()] == ["e2e3", "e7e6"]
+
+
+def test_pgn_header_escaping_keeps_backslashes_readable() -> None:
+    game = new_game()
+    game.apply(replace(full(), black=Player("back\\slash")))
+    game.apply(state(("e2e3",)))
+    game.apply(GameEnded())
+    assert '[Black "back\\\\slash"]' in game.pgn(game.result()).splitlines()
