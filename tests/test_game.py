@@ -9,7 +9,7 @@ import chess
 import chess.pgn
 import pytest
 
-from bot.events import GameEnded, GameFull, GameState, OpponentGone, Player
+from bot.events import GameEnded, GameFull, GameState, OpponentGone, Player, ReportedResult
 from bot.game import Game
 
 # White mates at ply 7 with the queen: d1h5.
@@ -109,7 +109,9 @@ def test_lichess_result_comes_from_status_and_winner() -> None:
     ("outoftime", "white", ("1-0", "time forfeit")),
     ("outoftime", None, ("1/2-1/2", "time forfeit")),
     ("stalemate", None, ("1/2-1/2", "normal")),
-    ("aborted", None, ("*", "unterminated")),
+    ("aborted", None, ("*", "abandoned")),          # as Lichess's own PGN export writes it
+    ("noStart", None, ("*", "abandoned")),
+    ("timeout", "black", ("0-1", "time forfeit")),
     ("unknownFinish", None, ("*", "unterminated")),
 ])
 def test_lichess_statuses(status: str, winner: str | None, expected: tuple[str, str]) -> None:
@@ -326,3 +328,82 @@ def test_pgn_header_escaping_keeps_backslashes_readable() -> None:
     game.apply(state(("e2e3",)))
     game.apply(GameEnded())
     assert '[Black "back\\\\slash"]' in game.pgn(game.result()).splitlines()
+
+
+# -- the result the server reports, and the bot's own abort --------------------------------------
+
+def bare_end(moves: tuple[str, ...] = ("e2e3", "e7e6"), **full_options: object) -> Game:
+    """A pychess game that ended with a bare gameEnd in a live position."""
+    game = new_game()
+    game.apply(full(**full_options))  # type: ignore[arg-type]
+    game.apply(state(moves))
+    game.apply(GameEnded())
+    return game
+
+
+@pytest.mark.parametrize(("status", "result", "termination"), [
+    ("resign", "0-1", "normal"), ("outoftime", "1-0", "time forfeit"), ("timeout", "1-0", "time forfeit"),
+    ("abandon", "0-1", "abandoned"), ("aborted", "*", "abandoned"), ("draw", "1/2-1/2", "normal"),
+    ("illegalMove", "1-0", "rules infraction"), ("claim", "1/2-1/2", "normal"),
+])
+def test_a_bare_end_takes_the_result_and_termination_the_server_reports(status: str, result: str,
+                                                                         termination: str) -> None:
+    game = bare_end()
+    assert game.needs_reported_result
+    game.note_reported(ReportedResult("g1", status, result))
+    told = game.result()
+    assert (told.result, told.termination) == (result, termination)
+    assert status in told.reason
+    assert f'[Termination "{termination}"]' in game.pgn(told)
+
+
+def test_a_failed_lookup_is_an_honest_star_with_its_reason() -> None:
+    game = bare_end()
+    game.note_reported(None, "no board message within 5 s")
+    told = game.result()
+    assert (told.result, told.termination) == ("*", "unterminated")
+    assert "without saying how" in told.reason and "no board message within 5 s" in told.reason
+
+
+def test_a_server_reporting_the_game_as_still_started_is_not_believed_over() -> None:
+    game = bare_end()
+    game.note_reported(ReportedResult("g1", "started", "*"))
+    assert game.result().result == "*" and "still reports the game as started" in game.result().reason
+
+
+@pytest.mark.parametrize("seen", ["mate on the board", "the bot resigned", "the bot aborted", "the bot left"])
+def test_the_server_is_asked_only_when_nothing_the_bot_saw_says_how(seen: str) -> None:
+    game = new_game()
+    game.apply(full())
+    if seen == "mate on the board":
+        game.apply(state(MATING_LINE))
+    else:
+        game.apply(state(("e2e3", "e7e6")))
+    if seen == "the bot resigned":
+        game.resigned = True
+    if seen == "the bot aborted":
+        game.note_abort("the opponent made no move")
+    if seen != "the bot left":
+        game.apply(GameEnded())
+    assert not game.needs_reported_result
+
+
+def test_the_bots_own_abort_is_written_as_such_on_pychess() -> None:
+    game = new_game()
+    game.apply(full())
+    game.note_abort("the opponent made no move in 30 s")
+    game.apply(GameEnded())
+    told = game.result()
+    assert (told.result, told.termination) == ("*", "abandoned")
+    assert told.reason == "the bot aborted the game: the opponent made no move in 30 s"
+    assert "{ the bot aborted the game: the opponent made no move in 30 s }" in game.pgn(told)
+
+
+def test_the_bots_own_abort_is_written_as_such_on_lichess() -> None:
+    game = new_game()
+    game.apply(full(pychess=False))
+    game.note_abort("variant chess is not Knightmate")
+    game.apply(state(status="aborted"))
+    told = game.result()
+    assert (told.result, told.termination) == ("*", "abandoned")
+    assert told.reason == "the bot aborted the game: variant chess is not Knightmate"
