@@ -11,11 +11,12 @@ import time
 from collections.abc import Iterator
 
 import pytest
+import requests
 
 from bot.client import RESULT_LOOKUP_ATTEMPTS, Client, ClientError
 from bot.config import Secret, ServerSettings
 from bot.events import ReportedResult
-from bot.round_socket import RoundSocketError, round_socket_url
+from bot.round_socket import RoundSocketError, read_reported_result, round_socket_url
 from bot.sandbox import Sandbox
 from bot.wire import MalformedLine, parse_round_message
 
@@ -148,3 +149,14 @@ def test_an_unknown_game_is_a_clear_error(pychess: Sandbox) -> None:
 def test_lichess_has_no_round_socket_to_ask() -> None:
     with Sandbox("lichess") as lichess, pytest.raises(ClientError, match="lichess"):
         client_for(lichess.url, dialect="lichess").reported_result("abc")
+
+
+def test_the_lichess_sandbox_has_no_round_socket() -> None:
+    with Sandbox("lichess") as lichess, pytest.raises(RoundSocketError, match="404"):
+        read_reported_result(round_socket_url(lichess.url, "abc"), "abc", open_timeout_s=1.0, read_timeout_s=1.0)
+
+
+def test_a_plain_http_request_to_the_round_socket_is_refused(pychess: Sandbox) -> None:
+    game_id = resigned_game(pychess)
+    answer = requests.get(f"{pychess.url}/wsr/{game_id}", timeout=5)
+    assert answer.status_code == 400
