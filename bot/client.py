@@ -42,7 +42,8 @@ from berserk.exceptions import ApiError, ResponseError
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from bot.config import Secret, ServerSettings
-from bot.events import EventStreamEvent, GameStreamEvent
+from bot.events import EventStreamEvent, GameStreamEvent, ReportedResult
+from bot.round_socket import RoundSocketError, read_reported_result, round_socket_url
 from bot.wire import PYCHESS, MalformedLine, parse_event_line, parse_game_line
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,12 @@ MOVE_RETRY_CAP_S = 2.0
 #: Backoff between attempts to reopen a game's stream.
 GAME_STREAM_RETRY_INITIAL_S = 0.5
 GAME_STREAM_RETRY_CAP_S = 4.0
+
+#: Asking pychess's round socket how a game ended: two tries, each with at most these waits (the
+#: configured timeouts are for streams and can be long), one per finished game, never a poll
+#: (the server allows 80 of these handshakes per 30 s).
+RESULT_LOOKUP_ATTEMPTS = 2
+RESULT_LOOKUP_TIMEOUT_S = 5.0
 
 T = TypeVar("T")
 
@@ -257,6 +264,30 @@ class Client:
         """Lichess only, after ``opponentGone`` counted down."""
         path = f"/api/bot/game/{quote(game_id)}/claim-victory"
         self._call_with_retries("claim", lambda: self._post_form(path, {}), attempts=3)
+
+    def reported_result(self, game_id: str) -> ReportedResult:
+        """How a finished game ended, as the server shows it to a spectator: pychess's round socket
+        (:mod:`bot.round_socket`), tried twice at most. Only for a game the stream said is over,
+        and once per game: the server rate-limits these connections.
+
+        :raises ClientError: the dialect has no such socket, or it gave no answer; the message says why.
+        """
+        if self.dialect != PYCHESS:
+            raise ClientError(f"the {self.dialect} dialect has no round socket to ask")
+        open_timeout_s = min(self.settings.connect_timeout_s, RESULT_LOOKUP_TIMEOUT_S)
+        read_timeout_s = min(self.settings.read_timeout_s, RESULT_LOOKUP_TIMEOUT_S)
+        problem = ""
+        for attempt in range(RESULT_LOOKUP_ATTEMPTS):
+            if attempt > 0 and self.stop.wait(min(self.settings.backoff_initial_s, RESULT_LOOKUP_TIMEOUT_S)):
+                break
+            try:
+                url = round_socket_url(self.base_url, game_id)
+                return read_reported_result(url, game_id, open_timeout_s=open_timeout_s,
+                                            read_timeout_s=read_timeout_s)
+            except RoundSocketError as error:
+                problem = str(error)
+                log.warning("game %s: asking how the game ended failed: %s", game_id, problem)
+        raise ClientError(f"the server's round socket did not say how the game ended ({problem or 'stopped'})")
 
     def post_move(self, game_id: str, uci: str, *, offering_draw: bool = False,
                   still_wanted: Callable[[], bool] = lambda: True) -> MoveOutcome:

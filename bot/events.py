@@ -121,3 +121,16 @@ class ChatLine:
 
 
 GameStreamEvent = KeepAlive | GameFull | GameState | GameEnded | OpponentGone | ChatLine
+
+
+@dataclass(frozen=True)
+class ReportedResult:
+    """How a game ended as the server shows it to anyone watching, asked once after a game stream
+    ended without saying (pychess's bare ``gameEnd``)."""
+    game_id: str
+    status: str                  # a status name: Lichess's where one means the same, else the server's own
+    result: str                  # "1-0", "0-1", "1/2-1/2" or "*"
+
+    @property
+    def is_over(self) -> bool:
+        return self.status not in PLAYING_STATUSES

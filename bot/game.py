@@ -7,14 +7,17 @@ legal, when to abort a game the opponent never started, and how it ended.
 
 Results are never guessed. Lichess says how a game ended; pychess often does not (a bare
 ``gameEnd``), so the result is then read from the final position when that position is over
-(mate, stalemate, dead draw), and is otherwise ``*`` with the reason in :attr:`Result.reason`.
-A wrong result in a PGN is a defect; an honest ``*`` is not.
+(mate, stalemate, dead draw) or from what the bot did itself (it resigned, it aborted), and is
+otherwise what the server reports when asked (:attr:`Game.needs_reported_result`; the player
+asks), or ``*`` with the reason in :attr:`Result.reason`. A wrong result in a PGN is a defect; an
+honest ``*`` is not.
 """
 
 from __future__ import annotations
 
 import datetime
 import logging
+import re
 import time
 from dataclasses import dataclass
 
@@ -23,7 +26,7 @@ import chess.pgn
 
 from bot.challenges import start_position_problem
 from bot.engine import Limits
-from bot.events import GameEnded, GameFull, GameState, GameStreamEvent, OpponentGone, Player
+from bot.events import GameEnded, GameFull, GameState, GameStreamEvent, OpponentGone, Player, ReportedResult
 from variant import STARTING_FEN, KnightmateBoard
 
 log = logging.getLogger(__name__)
@@ -41,10 +44,18 @@ OFFER_DRAW_WITHIN_CP = 10
 OFFER_DRAW_AFTER_MOVES = 8
 OFFER_DRAW_FROM_PLY = 60
 
-_DECISIVE_STATUSES = {
-    "mate": "normal", "resign": "normal", "variantEnd": "normal",
-    "outoftime": "time forfeit", "timeout": "abandoned", "cheat": "rules infraction",
+#: The PGN Termination of each status name, as Lichess's PGN export writes it, with pychess's own
+#: names (:data:`bot.wire.PYCHESS_STATUSES`) where Lichess has none. An unknown name: unterminated.
+TERMINATIONS = {
+    "created": "unterminated", "started": "unterminated", "unknownFinish": "unterminated",
+    "aborted": "abandoned", "noStart": "abandoned", "abandon": "abandoned", "bye": "abandoned",
+    "timeout": "time forfeit", "outoftime": "time forfeit",
+    "mate": "normal", "resign": "normal", "stalemate": "normal", "draw": "normal", "variantEnd": "normal",
+    "claim": "normal",
+    "cheat": "rules infraction", "illegalMove": "rules infraction",
 }
+_UNSTARTED_STATUSES = ("aborted", "noStart")
+_DRAWN_STATUSES = ("draw", "stalemate")
 
 
 @dataclass(frozen=True)
@@ -82,6 +93,9 @@ class Game:
         self.scores: list[int | None] = []    # our searches' scores, centipawns (mates as +-100000)
         self.draw_offered_at: int | None = None
         self.resigned = False                 # the bot resigned (pychess then says nothing more)
+        self.aborted_because: str | None = None   # the bot aborted the game, and why
+        self.reported: ReportedResult | None = None    # how the server says it ended, when asked
+        self.unreported_because: str | None = None     # why asking the server failed
         self._waiting_since = time.monotonic()
         self.started = datetime.datetime.now(datetime.UTC)
 
@@ -257,36 +271,64 @@ class Game:
             board.push(self._own_pending[1])
         return board
 
+    def note_abort(self, why: str) -> None:
+        """The server took the bot's abort of this game, aborted for *why*."""
+        self.aborted_because = why
+
+    def note_reported(self, reported: ReportedResult | None, problem: str | None = None) -> None:
+        """What the server said when asked how the game ended, or (``None``) why it could not be asked."""
+        self.reported = reported
+        self.unreported_because = problem
+
+    @property
+    def needs_reported_result(self) -> bool:
+        """The server ended the game and nothing the bot saw says how: only the server can tell."""
+        return self._seen_result() is None
+
     def result(self) -> Result:
+        return self._seen_result() or self._reported_result()
+
+    def _seen_result(self) -> Result | None:
+        """The result from what the bot saw and did; ``None`` for a game the server ended unexplained."""
         state = self.state
         if state is None:
             return Result("*", "unterminated", "the game was never seen")
         if state.is_over:
-            return self._result_from_status(state)
+            return self._result_from_status(state.status, state.winner)
         if self.resigned and self.color is not None:
             return Result("0-1" if self.color == chess.WHITE else "1-0", "normal", "the bot resigned")
-        board = self.final_board()
-        outcome = board.outcome()
+        if self.aborted_because is not None:
+            return Result("*", TERMINATIONS["aborted"], f"the bot aborted the game: {self.aborted_because}")
+        outcome = self.final_board().outcome()
         if outcome is not None:
             return Result(outcome.result(), "normal", f"{outcome.termination.name.lower()} on the board")
         if not self.ended:
             return Result("*", "unterminated", "the bot left the game before it ended")
-        if board.can_claim_draw():
-            return Result("*", "unterminated",
-                          "ended in a position where a draw could be claimed; the server did not say")
-        return Result("*", "unterminated", "the server ended the game without saying how "
-                      "(resignation, flag, abort, or a move the bot never saw)")
+        return None
 
-    @staticmethod
-    def _result_from_status(state: GameState) -> Result:
-        status = state.status
-        if status in ("aborted", "noStart"):
-            return Result("*", "unterminated", f"game {status}")
-        if status in ("draw", "stalemate") or (status in ("outoftime", "timeout") and state.winner is None):
-            return Result("1/2-1/2", "normal" if status != "outoftime" else "time forfeit", status)
-        if status in _DECISIVE_STATUSES and state.winner is not None:
-            return Result("1-0" if state.winner == "white" else "0-1", _DECISIVE_STATUSES[status],
-                          f"{status}, {state.winner} wins")
+    def _reported_result(self) -> Result:
+        reported = self.reported
+        if reported is not None and reported.is_over:
+            return Result(reported.result, TERMINATIONS.get(reported.status, "unterminated"),
+                          f"{reported.status}, as the server reports it")
+        if reported is not None:
+            why = f"the server still reports the game as {reported.status}"
+        else:
+            why = self.unreported_because or "the server was not asked"
+        if self.final_board().can_claim_draw():
+            return Result("*", "unterminated", f"ended in a position where a draw could be claimed; {why}")
+        return Result("*", "unterminated", "the server ended the game without saying how "
+                      f"(resignation, flag, abort, or a move the bot never saw); {why}")
+
+    def _result_from_status(self, status: str, winner: str | None) -> Result:
+        termination = TERMINATIONS.get(status, "unterminated")
+        if status in _UNSTARTED_STATUSES:
+            why = f"the bot aborted the game: {self.aborted_because}" if self.aborted_because else f"game {status}"
+            return Result("*", termination, why)
+        if winner is not None and termination != "unterminated":
+            return Result("1-0" if winner == "white" else "0-1", termination, f"{status}, {winner} wins")
+        if status in _DRAWN_STATUSES or (termination == "time forfeit" and winner is None):
+            return Result("1/2-1/2", termination, status)
         return Result("*", "unterminated", f"status {status} without a winner")
 
     def pgn(self, result: Result) -> str:
@@ -305,7 +347,32 @@ class Game:
         else:
             headers["TimeControl"] = "?"
         game.end().comment = result.reason
-        return str(game) + "\n"
+        return game.accept(_EscapingExporter()) + "\n"
+
+
+class _EscapingExporter(chess.pgn.StringExporter):
+    """python-chess's exporter, with header values written as PGN strings.
+
+    python-chess writes header values as they are (and checks only non-roster tags for line
+    breaks), so a player name or game id from the server with a quote or a line break would end
+    its tag early and forge or break the lines after it. Here a backslash and a quote are escaped
+    as the PGN standard says, and control characters, which a PGN string may not hold, become spaces.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(columns=None)
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        super().visit_header(tagname, pgn_string(tagvalue))
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def pgn_string(value: str) -> str:
+    """*value* as the inside of a PGN string token (between its quotes): a backslash or a quote
+    gets a backslash before it, and a control character becomes a space."""
+    return _CONTROL.sub(" ", value.replace("\\", "\\\\").replace('"', '\\"'))
 
 
 def _name(player: Player) -> str:

@@ -6,7 +6,8 @@ alone owns the :class:`Game`: it takes items from the inbox, asks the search poo
 its turn (a future whose completion is just another inbox item, so the thread never blocks on a
 search), validates and posts the move, and keeps the deadlines: a fallback move when the engine is
 late or fails, the abort of a game the opponent never started, the victory claim after
-``opponentGone``. At the end it writes the PGN and says goodbye.
+``opponentGone``. At the end it asks the server how the game ended if the stream did not say
+(pychess), then writes the PGN and says goodbye.
 
 Each move is posted once. A post whose answer was lost, or that Lichess refused, is never repeated
 blindly: the game stream is reopened and its ``gameFull`` decides whether the move is still due.
@@ -259,6 +260,7 @@ class GamePlayer:
         log.info("game %s: aborting: %s", self.game_id, why)
         try:
             self.client.abort(self.game_id)
+            self.game.note_abort(why)
         except ClientError as error:
             if self.game.setup_problem is None:
                 log.warning("game %s: %s", self.game_id, error)
@@ -294,6 +296,8 @@ class GamePlayer:
             return
         self._over.set()
         game = self.game
+        if lost is None and game.needs_reported_result:
+            self._ask_how_it_ended()
         result = game.result()
         if lost is not None and result.result == "*":
             result = Result("*", "unterminated", lost)
@@ -307,6 +311,14 @@ class GamePlayer:
         self.finished.set()
         self._stop.set()
         self.on_done(self.game_id, result)
+
+
+    def _ask_how_it_ended(self) -> None:
+        """The stream ended the game without a word on how (pychess): ask the server, once per game."""
+        try:
+            self.game.note_reported(self.client.reported_result(self.game_id))
+        except ClientError as error:
+            self.game.note_reported(None, str(error))
 
 
 def _is_over(event: GameFull | GameState) -> bool:

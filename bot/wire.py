@@ -31,11 +31,23 @@ from bot.events import (
     KeepAlive,
     OpponentGone,
     Player,
+    ReportedResult,
     ServerShutdown,
 )
 
 LICHESS = "lichess"
 PYCHESS = "pychess"
+
+
+#: pychess's game status codes (its round socket's ``status``) -> status names: Lichess's where one
+#: means the same, pychess's own otherwise. Code 4 is pychess's TIMEOUT, 6 its FLAG, 7 ABANDONE.
+PYCHESS_STATUSES = {
+    -2: "created", -1: "started", 0: "aborted", 1: "mate", 2: "resign", 3: "stalemate", 4: "timeout",
+    5: "draw", 6: "outoftime", 7: "abandon", 8: "cheat", 9: "bye", 10: "illegalMove", 11: "unknownFinish",
+    12: "variantEnd", 13: "claim",
+}
+
+RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
 
 
 class MalformedLine(ValueError):
@@ -62,6 +74,31 @@ def parse_game_line(dialect: str, line: bytes | str) -> GameStreamEvent | None:
         return _game_event(dialect, data)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise MalformedLine(f"{_quote(line)}: {error!r}") from None
+
+
+def parse_round_message(message: bytes | str) -> ReportedResult | None:
+    """One message of pychess's round socket (what a spectator's browser reads): the ``board``
+    message's game id, status and result; ``None`` for every other type of message."""
+    try:
+        data = _load(message)
+    except RecursionError:
+        raise MalformedLine(f"{_quote(message)}: nested too deeply") from None
+    if data is None or data.get("type") != "board":
+        return None
+    try:
+        return _reported_result(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise MalformedLine(f"{_quote(message)}: {error!r}") from None
+
+
+def _reported_result(data: Mapping[str, Any]) -> ReportedResult:
+    code = data["status"]
+    if isinstance(code, bool) or not isinstance(code, int) or code not in PYCHESS_STATUSES:
+        raise ValueError(f"unknown status {code!r}")
+    result = data["result"]
+    if result not in RESULTS:
+        raise ValueError(f"unknown result {result!r}")
+    return ReportedResult(_required_text(data["gameId"], "game id"), PYCHESS_STATUSES[code], result)
 
 
 def _load(line: bytes | str) -> Mapping[str, Any] | None:

@@ -9,7 +9,7 @@ import chess
 import chess.pgn
 import pytest
 
-from bot.events import GameEnded, GameFull, GameState, OpponentGone, Player
+from bot.events import GameEnded, GameFull, GameState, OpponentGone, Player, ReportedResult
 from bot.game import Game
 
 # White mates at ply 7 with the queen: d1h5.
@@ -109,7 +109,9 @@ def test_lichess_result_comes_from_status_and_winner() -> None:
     ("outoftime", "white", ("1-0", "time forfeit")),
     ("outoftime", None, ("1/2-1/2", "time forfeit")),
     ("stalemate", None, ("1/2-1/2", "normal")),
-    ("aborted", None, ("*", "unterminated")),
+    ("aborted", None, ("*", "abandoned")),          # as Lichess's own PGN export writes it
+    ("noStart", None, ("*", "abandoned")),
+    ("timeout", "black", ("0-1", "time forfeit")),
     ("unknownFinish", None, ("*", "unterminated")),
 ])
 def test_lichess_statuses(status: str, winner: str | None, expected: tuple[str, str]) -> None:
@@ -298,3 +300,110 @@ def test_a_pychess_game_the_bot_resigned_is_scored_as_its_loss() -> None:
     game.apply(state(("e2e3",)))
     game.resigned = True
     assert (game.result().result, game.result().reason) == ("1-0", "the bot resigned")
+
+
+def test_pgn_header_values_from_the_server_are_escaped() -> None:
+    # A name that would close its tag and forge a Result line, one with a backslash, and a game id
+    # with a line break: each stays inside its own header.
+    hostile_white = 'Eve"]\n[Result "1-0'
+    game = Game('g"1\r\n', "mybot", site="http://127.0.0.1:1")
+    game.apply(replace(full(), white=Player(hostile_white), black=Player("mybot"), id='g"1\r\n'))
+    game.apply(state(("e2e3", "e7e6")))
+    game.apply(GameEnded())
+    text = game.pgn(game.result())
+    header_lines = [line for line in text.splitlines() if line.startswith("[")]
+    assert sorted(line.split(" ", 1)[0] for line in header_lines) == sorted([
+        "[Event", "[Site", "[Date", "[Round", "[White", "[Black", "[Result", "[Variant", "[FEN", "[Termination",
+        "[TimeControl"])
+    assert '[White "Eve\\"] [Result \\"1-0"]' in header_lines
+    assert '[Site "http://127.0.0.1:1/g\\"1  "]' in header_lines
+    parsed = chess.pgn.read_game(io.StringIO(text))
+    assert parsed is not None and parsed.headers["Result"] == "*"
+    assert [move.uci() for move in parsed.mainline_moves()] == ["e2e3", "e7e6"]
+
+
+def test_pgn_header_escaping_keeps_backslashes_readable() -> None:
+    game = new_game()
+    game.apply(replace(full(), black=Player("back\\slash")))
+    game.apply(state(("e2e3",)))
+    game.apply(GameEnded())
+    assert '[Black "back\\\\slash"]' in game.pgn(game.result()).splitlines()
+
+
+# -- the result the server reports, and the bot's own abort --------------------------------------
+
+def bare_end(moves: tuple[str, ...] = ("e2e3", "e7e6"), **full_options: object) -> Game:
+    """A pychess game that ended with a bare gameEnd in a live position."""
+    game = new_game()
+    game.apply(full(**full_options))  # type: ignore[arg-type]
+    game.apply(state(moves))
+    game.apply(GameEnded())
+    return game
+
+
+@pytest.mark.parametrize(("status", "result", "termination"), [
+    ("resign", "0-1", "normal"), ("outoftime", "1-0", "time forfeit"), ("timeout", "1-0", "time forfeit"),
+    ("abandon", "0-1", "abandoned"), ("aborted", "*", "abandoned"), ("draw", "1/2-1/2", "normal"),
+    ("illegalMove", "1-0", "rules infraction"), ("claim", "1/2-1/2", "normal"),
+])
+def test_a_bare_end_takes_the_result_and_termination_the_server_reports(status: str, result: str,
+                                                                         termination: str) -> None:
+    game = bare_end()
+    assert game.needs_reported_result
+    game.note_reported(ReportedResult("g1", status, result))
+    told = game.result()
+    assert (told.result, told.termination) == (result, termination)
+    assert status in told.reason
+    assert f'[Termination "{termination}"]' in game.pgn(told)
+
+
+def test_a_failed_lookup_is_an_honest_star_with_its_reason() -> None:
+    game = bare_end()
+    game.note_reported(None, "no board message within 5 s")
+    told = game.result()
+    assert (told.result, told.termination) == ("*", "unterminated")
+    assert "without saying how" in told.reason and "no board message within 5 s" in told.reason
+
+
+def test_a_server_reporting_the_game_as_still_started_is_not_believed_over() -> None:
+    game = bare_end()
+    game.note_reported(ReportedResult("g1", "started", "*"))
+    assert game.result().result == "*" and "still reports the game as started" in game.result().reason
+
+
+@pytest.mark.parametrize("seen", ["mate on the board", "the bot resigned", "the bot aborted", "the bot left"])
+def test_the_server_is_asked_only_when_nothing_the_bot_saw_says_how(seen: str) -> None:
+    game = new_game()
+    game.apply(full())
+    if seen == "mate on the board":
+        game.apply(state(MATING_LINE))
+    else:
+        game.apply(state(("e2e3", "e7e6")))
+    if seen == "the bot resigned":
+        game.resigned = True
+    if seen == "the bot aborted":
+        game.note_abort("the opponent made no move")
+    if seen != "the bot left":
+        game.apply(GameEnded())
+    assert not game.needs_reported_result
+
+
+def test_the_bots_own_abort_is_written_as_such_on_pychess() -> None:
+    game = new_game()
+    game.apply(full())
+    game.note_abort("the opponent made no move in 30 s")
+    game.apply(GameEnded())
+    told = game.result()
+    assert (told.result, told.termination) == ("*", "abandoned")
+    assert told.reason == "the bot aborted the game: the opponent made no move in 30 s"
+    assert "{ the bot aborted the game: the opponent made no move in 30 s }" in game.pgn(told)
+
+
+def test_the_bots_own_abort_is_written_as_such_on_lichess() -> None:
+    game = new_game()
+    game.apply(full(pychess=False))
+    game.note_abort("variant chess is not Knightmate")
+    game.apply(state(status="aborted"))
+    told = game.result()
+    assert (told.result, told.termination) == ("*", "abandoned")
+    assert told.reason == "the bot aborted the game: variant chess is not Knightmate"

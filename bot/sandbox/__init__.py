@@ -43,6 +43,9 @@ Control API
         record = sandbox.wait_game_over(game_id, timeout=120)
         record = sandbox.wait_moves(game_id, plies=10, timeout=30)   # at least 10 plies, or over
         record = sandbox.wait_game(game_id, lambda r: ..., timeout=5)  # any condition on the record
+        sandbox.resign(game_id, "randy")                  # an opponent resigns
+        sandbox.abort(game_id, "randy")                   # an opponent aborts (Lichess: before both moved)
+        sandbox.abandon(game_id, "randy")                 # an opponent leaves for good and loses ("timeout")
         sandbox.offer_draw(game_id, "randy")              # Lichess: an opponent offers a draw
         sandbox.say(game_id, "randy", "hello", room="player")  # an opponent chats (Lichess: chatLine)
 
@@ -59,6 +62,7 @@ Control API
         sandbox.faults.silence("event", seconds=30)       # open streams send nothing, socket kept open
         sandbox.faults.silence("game", seconds=30, game_id=game_id)
         sandbox.faults.malformed_line("game", game_id=game_id)  # the next write is not JSON
+        sandbox.faults.round_socket("silent", count=2)    # pychess round socket: "silent", "garbage", "close"
         sandbox.faults.fired                              # [("move", "429"), ("drop", "game"), ...]
         sandbox.faults.wait_fired(1, timeout=10)          # until a fault armed for "next" has fired
 
@@ -72,7 +76,8 @@ not posts), ``duplicate_posts`` (refused posts repeating the poster's
 last accepted move), ``chat`` (``(username, room, text)``), ``wtime_ms``/``btime_ms``.
 
 Request kinds for ``http_status``: account, upgrade, stream_event, stream_game, move, accept,
-decline, chat, abort, resign, challenge, cancel, draw, takeback, claim. An injected answer has an
+decline, chat, abort, resign, challenge, cancel, draw, takeback, claim, round (the round socket's
+handshake). An injected answer has an
 HTML body (as proxies send) and ``Retry-After`` when asked. Silence holds keep-alives and lines
 back (they follow when it ends) but still notices a client that hung up. A cut stream ends without
 the terminating chunk (``ChunkedEncodingError`` in requests).
@@ -114,7 +119,14 @@ in seconds, status always "started"; the game stream never closes; a game-ending
 ``gameState``, only ``{"type":"gameEnd","game":{"id"}}``; resign sends the resigner no ``gameEnd``;
 a move is always answered 200 (an illegal one loses at once; one out of turn is ignored); abort at
 any ply; decline reads form data only (a JSON body's reason becomes generic); chat reaches no bot;
-no draw, takeback or claim endpoints (404) and 403 for a bot's challenge. A cut stream still counts
+no draw, takeback or claim endpoints (404) and 403 for a bot's challenge. The round socket a
+spectator's browser opens, ``ws://HOST:PORT/wsr/{gameId}`` on the API's own host and port, takes
+any connection without login and sends a ``user_present`` message, then ``{"type": "board",
+"gameId", "status", "result", "fen", "lastMove", "ply", "check"}`` with pychess's status code
+(-1 started, 0 aborted or never started, 1 mate, 2 resign, 3 stalemate, 5 draw, 6 flag, 7 abandon
+(the sandbox's ``timeout``), 8 cheat, 10 illegal move, 11 unknown, 12 variant end) and result
+("1-0", "0-1", "1/2-1/2", "*"); then it reads until the client closes (a close is answered).
+Lichess has no such socket (404). A cut stream still counts
 as open until its next keep-alive tick, and a cut event stream swallows the next queued event
 then. A game stream asked for while the old one counts open, or for a finished game, gets a 200
 with chunked headers and a raw ``HTTP/1.1 409 Conflict`` in the body; for a finished game of

@@ -231,6 +231,20 @@ class Sandbox:
         self._game(game_id)
         self._world.chat(self._world.account(username), game_id, room, text, bot_only=False)
 
+    def resign(self, game_id: str, username: str) -> None:
+        """Makes *username* (usually an in-process opponent) resign, as its resign request would."""
+        self._world.resign(self._world.account(username), game_id, bot_only=False)
+
+    def abort(self, game_id: str, username: str) -> None:
+        """Makes *username* abort the game, as its abort request would (Lichess: only before both
+        sides have moved, else :exc:`~bot.sandbox.world.ApiError`)."""
+        self._world.abort(self._world.account(username), game_id, bot_only=False)
+
+    def abandon(self, game_id: str, username: str) -> None:
+        """Makes *username* leave the game for good and lose it: status ``timeout`` (Lichess's "a
+        player left"; pychess's ABANDONE, status 7 on its round socket)."""
+        self._world.abandon(self._world.account(username), game_id)
+
     def offer_draw(self, game_id: str, username: str) -> None:
         """Makes *username* (an in-process opponent) offer a draw, Lichess only."""
         self._world.draw(self._world.account(username), game_id, True)

@@ -18,6 +18,14 @@ from bot.sandbox.model import STATUS_IDS, Account, Challenge, Game, color_name
 JsonObject = dict[str, Any]
 
 
+#: The sandbox's statuses (Lichess's names) as pychess's status codes: pychess aborts a game whose
+#: first moves never come, calls a flag FLAG (6) and a player who left and lost ABANDONE (7).
+PYCHESS_STATUS_CODES = {
+    "created": -2, "started": -1, "aborted": 0, "noStart": 0, "mate": 1, "resign": 2, "stalemate": 3,
+    "draw": 5, "outoftime": 6, "timeout": 7, "cheat": 8, "illegalMove": 10, "unknownFinish": 11, "variantEnd": 12,
+}
+
+
 def ndjson(obj: JsonObject) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
 
@@ -77,6 +85,11 @@ class Dialect:
 
     def game_end(self, game: Game) -> JsonObject | None:
         """The game-stream line at a game's end, or None if the final state says it."""
+        return None
+
+    def round_board(self, game: Game) -> JsonObject | None:
+        """The ``board`` message of the game's round socket (what a spectator sees), or None if the
+        dialect has no round socket."""
         return None
 
     def time_control(self, challenge: Challenge) -> JsonObject:
@@ -243,6 +256,20 @@ class Pychess(Dialect):
 
     def game_end(self, game: Game) -> JsonObject | None:
         return {"type": "gameEnd", "game": {"id": game.id}}
+
+    def round_board(self, game: Game) -> JsonObject | None:
+        if game.winner is not None:
+            result = "1-0" if game.winner == chess.WHITE else "0-1"
+        else:
+            result = "*" if not game.over or game.status in ("aborted", "noStart") else "1/2-1/2"
+        return {"type": "board", "gameId": game.id, "status": PYCHESS_STATUS_CODES[game.status], "result": result,
+                "fen": game.board.fen(), "lastMove": game.moves[-1] if game.moves else "", "ply": len(game.moves),
+                "check": game.board.is_check()}
+
+    def round_greeting(self, game: Game) -> JsonObject:
+        """A message the round socket sends a new connection before its ``board`` (pychess says who
+        of the players is online first)."""
+        return {"type": "user_present", "username": game.white.username}
 
 
 DIALECTS: dict[str, type[Dialect]] = {"lichess": Lichess, "pychess": Pychess}

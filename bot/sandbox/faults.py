@@ -19,7 +19,12 @@ from bot.sandbox.world import World
 
 #: The request kinds an error status can be injected for.
 REQUEST_KINDS = ("account", "upgrade", "stream_event", "stream_game", "move", "accept", "decline",
-                 "chat", "abort", "resign", "challenge", "cancel", "draw", "takeback", "claim")
+                 "chat", "abort", "resign", "challenge", "cancel", "draw", "takeback", "claim", "round")
+
+#: What a round socket can be made to do instead of sending its greeting and ``board`` message:
+#: say nothing (socket open), send garbage (text that is not JSON, then a ``board`` with a status
+#: pychess does not have), or close at once.
+ROUND_SOCKET_FAULTS = ("silent", "garbage", "close")
 
 STREAM_KINDS = ("event", "game")
 
@@ -38,6 +43,7 @@ class Faults:
         self._lock = threading.Condition()
         self._statuses: dict[str, collections.deque[InjectedStatus]] = collections.defaultdict(collections.deque)
         self._garbage: list[tuple[str, str | None]] = []
+        self._round_sockets: collections.deque[str] = collections.deque()
         #: Every fault that fired, in order: (what, detail), e.g. ("move", "429"), ("drop", "game").
         self.fired: list[tuple[str, str]] = []
         world.garbage_due = self._take_garbage
@@ -63,6 +69,25 @@ class Faults:
             injected = pending.popleft()
             self._record([(kind, str(injected.status))])
             return injected
+
+    def round_socket(self, behaviour: str, count: int = 1) -> None:
+        """Makes the next *count* round-socket connections (pychess) *behaviour* (see
+        :data:`ROUND_SOCKET_FAULTS`) after a successful handshake."""
+        if behaviour not in ROUND_SOCKET_FAULTS:
+            raise ValueError(f"unknown round socket fault {behaviour!r} (one of {', '.join(ROUND_SOCKET_FAULTS)})")
+        if count < 1:
+            raise ValueError("count must be at least 1")
+        with self._lock:
+            self._round_sockets.extend([behaviour] * count)
+
+    def take_round_socket(self) -> str | None:
+        """The fault for this round-socket connection, if one is pending (the HTTP layer asks)."""
+        with self._lock:
+            if not self._round_sockets:
+                return None
+            behaviour = self._round_sockets.popleft()
+            self._record([("round", behaviour)])
+            return behaviour
 
     def drop_event_stream(self, username: str | None = None) -> int:
         """Cuts the open event stream(s) (of *username*, or everyone's) now; returns how many."""

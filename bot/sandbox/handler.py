@@ -18,6 +18,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from bot.sandbox import websocket
 from bot.sandbox.dialect import JsonObject
 from bot.sandbox.faults import Faults
 from bot.sandbox.model import Account
@@ -82,6 +83,9 @@ def _routes() -> list[tuple[str, re.Pattern[str], str, Action]]:
 
 ROUTES = _routes()
 
+#: pychess's round socket, the one a spectator's browser opens (no login).
+ROUND_SOCKET = re.compile(r"/wsr/(?P<game>[A-Za-z0-9]+)/?")
+
 
 class SandboxServer(ThreadingHTTPServer):
     """A threading HTTP server that can close every connection at once, so that stop() never waits
@@ -131,7 +135,11 @@ class SandboxHandler(BaseHTTPRequestHandler):
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def do_GET(self) -> None:  # noqa: N802 (the stdlib's naming)
-        self._dispatch("GET")
+        round_socket = ROUND_SOCKET.fullmatch(urllib.parse.urlsplit(self.path).path)
+        if round_socket is not None:
+            self._round_socket(round_socket["game"])
+        else:
+            self._dispatch("GET")
 
     def do_POST(self) -> None:  # noqa: N802
         self._dispatch("POST")
@@ -149,11 +157,7 @@ class SandboxHandler(BaseHTTPRequestHandler):
             self._send(404, b"<html><body><h1>404: Not Found</h1></body></html>", "text/html")
             return
         kind, action, params = route
-        injected = self.server.faults.take_status(kind)
-        if injected is not None:
-            headers = {"Retry-After": f"{injected.retry_after:g}"} if injected.retry_after is not None else {}
-            page = f"<html><body><h1>{injected.status}</h1><p>injected by the sandbox</p></body></html>"
-            self._send(injected.status, page.encode(), "text/html", headers)
+        if self._send_injected(kind):
             return
         world = self.server.world
         try:
@@ -176,6 +180,62 @@ class SandboxHandler(BaseHTTPRequestHandler):
             self._stream(*result)
         else:
             self._send_json(200, result)
+
+    def _send_injected(self, kind: str) -> bool:
+        """Answers with the error status injected for this request's *kind*, if one is pending."""
+        injected = self.server.faults.take_status(kind)
+        if injected is None:
+            return False
+        headers = {"Retry-After": f"{injected.retry_after:g}"} if injected.retry_after is not None else {}
+        page = f"<html><body><h1>{injected.status}</h1><p>injected by the sandbox</p></body></html>"
+        self._send(injected.status, page.encode(), "text/html", headers)
+        return True
+
+    def _round_socket(self, game_id: str) -> None:
+        """pychess's round socket as a spectator meets it: no login, a greeting and the ``board``
+        message, then whatever the client says is read (and a close answered) until it leaves."""
+        self.close_connection = True
+        if self._read_body() is None or self._send_injected("round"):
+            return
+        messages = self.server.world.round_board(game_id)
+        if messages is None:
+            self._send(404, b"<html><body><h1>404: Not Found</h1></body></html>", "text/html")
+            return
+        key = self.headers.get("Sec-WebSocket-Key")
+        if key is None or (self.headers.get("Upgrade") or "").lower() != "websocket":
+            self._send_json(400, {"error": "a round socket needs a WebSocket handshake"})
+            return
+        self.send_response(101, "Switching Protocols")
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", websocket.accept_key(key))
+        self.end_headers()
+        behaviour = self.server.faults.take_round_socket()
+        try:
+            if behaviour == "close":
+                self.wfile.write(websocket.close_frame())
+                return
+            if behaviour == "garbage":
+                texts = [b"this is not JSON", json.dumps(dict(messages[1], status=99)).encode()]
+            else:
+                texts = [] if behaviour == "silent" else [json.dumps(message).encode() for message in messages]
+            for text in texts:
+                self.wfile.write(websocket.text_frame(text))
+            self.wfile.flush()
+            self._read_round_socket()
+        except (OSError, EOFError, websocket.ProtocolError) as error:
+            logger.debug("round socket of game %s ended: %s", game_id, error)
+
+    def _read_round_socket(self) -> None:
+        while True:
+            opcode, payload = websocket.read_frame(self.rfile)
+            if opcode == websocket.CLOSE:
+                self.wfile.write(websocket.close_frame())
+                self.wfile.flush()
+                return
+            if opcode == websocket.PING:
+                self.wfile.write(websocket.frame(websocket.PONG, payload))
+                self.wfile.flush()
 
     def _read_body(self) -> bytes | None:
         length_text = self.headers.get("Content-Length") or "0"

@@ -397,9 +397,9 @@ class World:
             game.duplicate_posts.append(post)
         game.posts.append(post)
 
-    def abort(self, account: Account, game_id: str) -> JsonObject:
+    def abort(self, account: Account, game_id: str, *, bot_only: bool = True) -> JsonObject:
         with self.cond:
-            game = self._my_game(account, game_id, bot_only=True)[0]
+            game = self._my_game(account, game_id, bot_only=bot_only)[0]
             if game.over:
                 return self._too_late(game)
             if not self.dialect.abort_any_time and len(game.moves) >= 2:
@@ -408,15 +408,35 @@ class World:
             self._game_ended(game)
             return OK
 
-    def resign(self, account: Account, game_id: str) -> JsonObject:
+    def resign(self, account: Account, game_id: str, *, bot_only: bool = True) -> JsonObject:
         """Resigns; pychess changes the state but sends the resigner no ``gameEnd``."""
         with self.cond:
-            game, color = self._my_game(account, game_id, bot_only=True)
+            game, color = self._my_game(account, game_id, bot_only=bot_only)
             if game.over:
                 return self._too_late(game)
             game.finish("resign", not color)
             self._game_ended(game, skip=account if isinstance(self.dialect, Pychess) else None)
             return OK
+
+    def abandon(self, account: Account, game_id: str) -> None:
+        """*account* leaves the game for good and loses it: Lichess's ``timeout`` (a player left),
+        pychess's ABANDONE. Only the control API does this; no request can."""
+        with self.cond:
+            game, color = self._my_game(account, game_id)
+            if game.over:
+                raise ValueError(f"game {game_id} is already over")
+            game.finish("timeout", not color)
+            self._game_ended(game)
+
+    def round_board(self, game_id: str) -> tuple[JsonObject, JsonObject] | None:
+        """The greeting and ``board`` messages of the game's round socket, or None where there is no
+        such socket (Lichess, or no such game)."""
+        with self.cond:
+            game = self.games.get(game_id)
+            board = self.dialect.round_board(game) if game is not None else None
+            if game is None or board is None or not isinstance(self.dialect, Pychess):
+                return None
+            return self.dialect.round_greeting(game), board
 
     def chat(self, account: Account, game_id: str, room: str | None, text: str | None, *,
              bot_only: bool = True) -> JsonObject:

@@ -1,0 +1,162 @@
+"""How a pychess game ended, asked of its round socket: parsing the ``board`` message, the socket
+URL, and :meth:`bot.client.Client.reported_result` against the sandbox's socket over real
+WebSocket connections on 127.0.0.1, with the socket healthy, refused, silent, closing, babbling or
+not there at all."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+
+import pytest
+import requests
+
+from bot.client import RESULT_LOOKUP_ATTEMPTS, Client, ClientError
+from bot.config import Secret, ServerSettings
+from bot.events import ReportedResult
+from bot.round_socket import RoundSocketError, read_reported_result, round_socket_url
+from bot.sandbox import Sandbox
+from bot.wire import MalformedLine, parse_round_message
+
+READ_TIMEOUT_S = 0.8
+
+
+def board(**fields: object) -> str:
+    message: dict[str, object] = {"type": "board", "gameId": "g1", "status": 2, "result": "1-0",
+                                  "fen": "8/8/8/8/8/8/8/8 w - - 0 1", "steps": [], "ply": 12}
+    message.update(fields)
+    return json.dumps(message)
+
+
+@pytest.mark.parametrize(("code", "status"), [(-1, "started"), (0, "aborted"), (2, "resign"), (4, "timeout"),
+                                              (6, "outoftime"), (7, "abandon"), (10, "illegalMove"), (13, "claim")])
+def test_board_message_status_codes_become_status_names(code: int, status: str) -> None:
+    assert parse_round_message(board(status=code, result="0-1")) == ReportedResult("g1", status, "0-1")
+
+
+@pytest.mark.parametrize("message", [
+    '{"type": "user_present", "username": "alice"}', '{"type": "spectators", "spectators": []}',
+    '{"type": "ping"}', "",
+])
+def test_other_round_messages_are_not_results(message: str) -> None:
+    assert parse_round_message(message) is None
+
+
+@pytest.mark.parametrize("message", [
+    "not json", "[1, 2]", board(status="2"), board(status=True), board(status=99), board(status=2.0),
+    board(result="2-0"), board(result=["1-0"]), board(gameId=""), board(gameId=None),
+    '{"type": "board", "status": 2, "result": "1-0"}', "[" * 100_000 + "]" * 100_000,
+])
+def test_unreadable_board_messages_are_malformed(message: str) -> None:
+    with pytest.raises(MalformedLine):
+        parse_round_message(message)
+
+
+@pytest.mark.parametrize(("base", "game_id", "url"), [
+    ("http://127.0.0.1:8080", "abc", "ws://127.0.0.1:8080/wsr/abc"),
+    ("https://www.pychess.org/", "abc", "wss://www.pychess.org/wsr/abc"),
+    ("https://example.org/pychess", "a/../b?c", "wss://example.org/pychess/wsr/a%2F..%2Fb%3Fc"),
+])
+def test_round_socket_url(base: str, game_id: str, url: str) -> None:
+    assert round_socket_url(base, game_id) == url
+
+
+def test_round_socket_url_needs_an_http_server() -> None:
+    with pytest.raises(RoundSocketError):
+        round_socket_url("ftp://example.org", "abc")
+
+
+# -- the client against the sandbox's round socket ----------------------------------------------
+
+@pytest.fixture
+def pychess() -> Iterator[Sandbox]:
+    with Sandbox("pychess", seed=3) as sandbox:
+        sandbox.add_account("mybot", token="tok-mybot")
+        sandbox.add_opponent("randy", strategy="random")
+        yield sandbox
+
+
+def client_for(url: str, dialect: str = "pychess") -> Client:
+    settings = ServerSettings(url=url, dialect=dialect, connect_timeout_s=1.0, read_timeout_s=READ_TIMEOUT_S,
+                              backoff_initial_s=0.1, backoff_max_s=0.5)
+    return Client(settings, Secret("tok-mybot"))
+
+
+def resigned_game(sandbox: Sandbox) -> str:
+    cid = sandbox.challenge("randy", "mybot", limit_s=60, increment_s=0, color="white")
+    client = client_for(sandbox.url)
+    client.accept(cid)
+    game_id = sandbox.game_of_challenge(cid)
+    assert game_id is not None
+    sandbox.resign(game_id, "randy")
+    return game_id
+
+
+def test_the_round_socket_tells_how_a_game_ended(pychess: Sandbox) -> None:
+    game_id = resigned_game(pychess)
+    assert client_for(pychess.url).reported_result(game_id) == ReportedResult(game_id, "resign", "0-1")
+
+
+def test_a_game_still_playing_is_reported_as_started(pychess: Sandbox) -> None:
+    cid = pychess.challenge("randy", "mybot", limit_s=60, increment_s=0, color="white")
+    client = client_for(pychess.url)
+    client.accept(cid)
+    game_id = pychess.game_of_challenge(cid)
+    assert game_id is not None
+    reported = client.reported_result(game_id)
+    assert (reported.status, reported.result, reported.is_over) == ("started", "*", False)
+
+
+@pytest.mark.parametrize(("arm", "words"), [
+    (lambda sandbox: sandbox.faults.round_socket("silent", count=RESULT_LOOKUP_ATTEMPTS), "no board message"),
+    (lambda sandbox: sandbox.faults.round_socket("garbage", count=RESULT_LOOKUP_ATTEMPTS), "unreadable"),
+    (lambda sandbox: sandbox.faults.round_socket("close", count=RESULT_LOOKUP_ATTEMPTS), "ConnectionClosed"),
+    (lambda sandbox: sandbox.faults.http_status("round", 503, count=RESULT_LOOKUP_ATTEMPTS), "503"),
+], ids=["silent", "garbage", "close", "refused"])
+def test_a_socket_that_will_not_tell_is_a_clear_error_in_bounded_time(pychess: Sandbox, arm: object,
+                                                                        words: str) -> None:
+    game_id = resigned_game(pychess)
+    arm(pychess)  # type: ignore[operator]
+    started = time.monotonic()
+    with pytest.raises(ClientError, match=words):
+        client_for(pychess.url).reported_result(game_id)
+    assert time.monotonic() - started < RESULT_LOOKUP_ATTEMPTS * (READ_TIMEOUT_S + 2.0)
+    assert len(pychess.faults.fired) == RESULT_LOOKUP_ATTEMPTS       # asked twice, not more
+
+
+def test_one_failure_is_retried_once(pychess: Sandbox) -> None:
+    game_id = resigned_game(pychess)
+    pychess.faults.round_socket("garbage")
+    assert client_for(pychess.url).reported_result(game_id).result == "0-1"
+    assert pychess.faults.fired == [("round", "garbage")]
+
+
+def test_an_unreachable_server_is_a_clear_error() -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    with pytest.raises(ClientError, match="round socket"):
+        client_for(f"http://127.0.0.1:{port}").reported_result("abc")
+
+
+def test_an_unknown_game_is_a_clear_error(pychess: Sandbox) -> None:
+    with pytest.raises(ClientError, match="404"):
+        client_for(pychess.url).reported_result("nosuchgame")
+
+
+def test_lichess_has_no_round_socket_to_ask() -> None:
+    with Sandbox("lichess") as lichess, pytest.raises(ClientError, match="lichess"):
+        client_for(lichess.url, dialect="lichess").reported_result("abc")
+
+
+def test_the_lichess_sandbox_has_no_round_socket() -> None:
+    with Sandbox("lichess") as lichess, pytest.raises(RoundSocketError, match="404"):
+        read_reported_result(round_socket_url(lichess.url, "abc"), "abc", open_timeout_s=1.0, read_timeout_s=1.0)
+
+
+def test_a_plain_http_request_to_the_round_socket_is_refused(pychess: Sandbox) -> None:
+    game_id = resigned_game(pychess)
+    answer = requests.get(f"{pychess.url}/wsr/{game_id}", timeout=5)
+    assert answer.status_code == 400
