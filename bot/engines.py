@@ -366,8 +366,10 @@ class UciEngines:
 
     def close(self) -> None:
         """Quits every game's engine (killing those that hang) and stops the loop; takes at most
-        about the margin."""
+        about the margin. A second call does nothing."""
         with self._lock:
+            if self._loop.is_closed() or not self._thread.is_alive():
+                return
             games, self._games = self._games, []
         for game in games:
             game.close()
