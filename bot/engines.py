@@ -251,11 +251,14 @@ class UciGameEngine:
     def _engine_task(self) -> asyncio.Task[Process]:
         """The task that started the running process, or a new start if there is none alive."""
         task = self._process
-        if task is None or not _alive(task):
-            if self._closed:
-                raise chess.engine.EngineError("the game's engine is closed")
-            task = self._process = self._loop.create_task(self._start())
-        return task
+        if task is not None and _alive(task):
+            return task
+        if self._closed:
+            raise chess.engine.EngineError("the game's engine is closed")
+        if task is not None:
+            log.warning("game %s: the engine has exited or failed to start; starting it again", self.game_id)
+        self._process = self._loop.create_task(self._start())
+        return self._process
 
     async def _start(self) -> Process:
         process = await start_engine(self.settings)
