@@ -1,7 +1,8 @@
 """The whole bot with an external UCI engine (``engine.command``) against the sandbox over real HTTP
 on 127.0.0.1, in both dialects, with ``knightmate-bot uci`` and, where it is installed,
 Fairy-Stockfish: whole games, a commoner promotion in the move history, the engine killed mid-game.
-Every game is checked by :func:`check_game` (legal posts, no loss, a true PGN)."""
+Every game is checked by :func:`check_game` (legal posts, no loss, a true PGN). And ``run`` with an
+engine that cannot play: one line, exit code 2, before the bot even opens its event stream."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from engine_processes import ENGINE_COMMANDS, engine_pids, wait_until
-from test_bot_e2e_support import LocalBot, bot_settings, check_game, make_sandbox, play
+import yaml
+from engine_processes import ENGINE_COMMANDS, FAKE_ENGINE, KNIGHTMATE_BOT_UCI, engine_pids, wait_until
+from test_bot_e2e_process import run_cli, write_config
+from test_bot_e2e_support import BOT, LocalBot, bot_settings, check_game, make_sandbox, play
 from test_sandbox_support import ScriptedClient
 
 from bot.config import parse_settings
@@ -107,3 +110,33 @@ def test_the_engine_killed_mid_game_is_started_again_and_the_game_goes_on(
     wait_until(lambda: bool(engine_pids(command) - {killed}), 30, "a new engine process for the game")
     check_game(sandbox, game_id, bot)
     assert "starting it again" in caplog.text
+
+
+@pytest.mark.parametrize(("engine", "message"), [
+    ({"command": "/nonexistent/engine"},
+     "engine.command: cannot start /nonexistent/engine: No such file or directory"),
+    ({"command": [*FAKE_ENGINE, "chess-only"]}, "does not play knightmate (its UCI_Variant option lists chess)"),
+    ({"command": [*FAKE_ENGINE, "no-uciok"], "start_timeout_s": 1},
+     "did not answer 'uci' within 1 s (engine.start_timeout_s); is it a UCI engine?"),
+    ({"command": KNIGHTMATE_BOT_UCI, "options": {"Hash": 100_000}},
+     "engine.options: expected value for option 'Hash' to be at most 4096, got: 100000"),
+    ({"command": KNIGHTMATE_BOT_UCI, "options": {"Threads": 2}},
+     "engine.options: engine does not support option Threads"),
+    ({"command": KNIGHTMATE_BOT_UCI, "options": {"UCI_Variant": "chess"}},
+     "engine.options: UCI_Variant is set by the bot"),
+])
+def test_an_engine_that_cannot_play_stops_run_before_any_challenge_with_one_line_and_exit_2(
+        tmp_path: Path, engine: dict[str, object], message: str) -> None:
+    sandbox = make_sandbox("lichess")
+    try:
+        config = write_config(sandbox, tmp_path)
+        document = yaml.safe_load(config.read_text())
+        document["engine"].update(engine)
+        document["bot"]["log_level"] = "INFO"
+        config.write_text(yaml.safe_dump(document))
+        result = run_cli("run", "--config", str(config))
+        assert sandbox.connections("event", BOT) == 0
+    finally:
+        sandbox.stop()
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and message in result.stderr and "Traceback" not in result.stderr
