@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import shlex
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future
-from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
 
 import chess
@@ -201,13 +201,17 @@ async def start_engine(settings: EngineSettings) -> Process:
 
 
 async def quit_engine(process: Process, margin_s: float) -> bool:
-    """Asks the engine to quit; kills it when it has not within ``margin_s``. True if it quit."""
+    """Asks the engine to quit; kills it when it has not within ``margin_s``, and waits (briefly)
+    until it is gone. True if it quit by itself."""
     transport, protocol = process
     try:
         if not protocol.returncode.done():
             await asyncio.wait_for(protocol.quit(), margin_s)
         return True
     except (TimeoutError, chess.engine.EngineError, OSError):
+        transport.close()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(protocol.returncode), 1.0)
         return False
     finally:
         transport.close()
@@ -320,7 +324,7 @@ class UciGameEngine:
             task.cancel()  # still starting: start_engine kills what it started
         try:
             process = await task
-        except (asyncio.CancelledError, chess.engine.EngineError):
+        except (asyncio.CancelledError, Exception):  # it never started: nothing to quit
             return
         if await quit_engine(process, self.settings.hang_margin_s):
             log.info("game %s: engine quit", self.game_id)
@@ -384,7 +388,7 @@ class UciEngines:
             self._loop.close()
 
 
-@contextmanager
+@contextlib.contextmanager
 def open_engines(settings: EngineSettings, workers: int) -> Iterator[Engines]:
     """The move source ``run`` and ``demo`` play with, ready and checked; closed on exit with every
     engine process and worker it started. Raises :class:`EngineStartError` for a bad external engine."""

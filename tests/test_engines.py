@@ -106,6 +106,21 @@ def test_an_engine_is_due_to_answer_within_its_time_and_the_margin() -> None:
     assert answer_due_s(chess.engine.Limit(depth=3), chess.WHITE, 2) is None
 
 
+def test_the_engine_reads_the_position_after_the_commoner_promotion_and_the_clocks_less_the_overhead(
+        tmp_path: Path) -> None:
+    lines = tmp_path / "received"
+    engines = UciEngines(uci_settings((*FAKE_ENGINE, "record", str(lines), "a8b8")))
+    try:
+        limits = Limits(wtime=60_000, btime=50_000, winc=2_000, binc=1_000, move_overhead_ms=300)
+        engines.open("g1").submit(PROMOTION_FEN, ("b7b8m",), limits).result(timeout=30)
+    finally:
+        engines.close()
+    received = lines.read_text().splitlines()
+    position = f"position fen {true_board(PROMOTION_FEN, ('b7b8m',)).fen()}"   # no "moves b7b8n"
+    assert received.index("setoption name UCI_Variant value knightmate") < received.index(position)
+    assert received[received.index(position) + 1] == "go wtime 60000 btime 49700 winc 2000 binc 1000"
+
+
 # -- real engines --------------------------------------------------------------------------------
 
 
@@ -180,7 +195,7 @@ def test_a_hung_engine_is_killed_and_the_next_move_gets_a_new_one(tmp_path: Path
             engine.submit(PROMOTION_FEN, (), QUICK).result(timeout=30)
         assert marker.exists()
         assert engine.submit(PROMOTION_FEN, (), QUICK).result(timeout=30).move == chess.Move(chess.E1, chess.F3)
-        assert len(engine_pids(FAKE_ENGINE[1])) == 1   # the hung one is gone
+        wait_until(lambda: len(engine_pids(FAKE_ENGINE[1])) == 1, 10, "the hung engine is gone")
     finally:
         engines.close()
     assert engine_pids(FAKE_ENGINE[1]) == set()
@@ -199,6 +214,23 @@ def test_a_search_left_hanging_is_superseded_by_the_next_and_the_engine_replaced
         assert hanging.cancelled()
     finally:
         engines.close()
+
+
+def test_an_engine_hanging_when_its_game_ends_is_killed_within_the_margin(tmp_path: Path,
+                                                                          caplog: pytest.LogCaptureFixture) -> None:
+    marker = tmp_path / "hung"
+    engines = UciEngines(uci_settings((*FAKE_ENGINE, "hang-once", str(marker), "e1f3"), hang_margin_s=0.5))
+    try:
+        engine = engines.open("g1")
+        engine.submit(PROMOTION_FEN, (), Limits(wtime=600_000, btime=600_000))
+        wait_until(marker.exists, 20, "the engine hangs on its first 'go'")
+        engine.close()
+        assert engine.closing is not None
+        engine.closing.result(timeout=10)
+        assert engine_pids(FAKE_ENGINE[1]) == set()
+    finally:
+        engines.close()
+    assert "the engine did not quit within 0.5 s; killed" in caplog.text
 
 
 # -- engines that cannot play: one line naming the key -------------------------------------------
@@ -230,7 +262,7 @@ def test_an_engine_that_cannot_play_is_one_line_naming_the_key(command: str | tu
     finally:
         engines.close()
     assert "\n" not in str(caught.value)
-    assert engine_pids(FAKE_ENGINE[1]) == set()      # nothing left running
+    wait_until(lambda: not engine_pids(FAKE_ENGINE[1]), 10, "the refused engine is gone")
 
 
 def test_a_game_whose_engine_cannot_start_fails_its_searches_not_the_bot() -> None:

@@ -4,7 +4,8 @@
 Modes: ``bestmove MOVE`` answers every ``go`` with MOVE; ``hang-once FILE MOVE``, when FILE does
 not exist at its start, creates FILE at its first ``go`` and from then on answers nothing
 (``isready``, ``stop`` and ``quit`` included), and otherwise plays like ``bestmove MOVE``, so the
-engine started after the hang works; ``no-uciok`` never finishes the ``uci`` handshake;
+engine started after the hang works; ``record FILE MOVE`` plays like ``bestmove MOVE`` and appends
+every line it reads to FILE; ``no-uciok`` never finishes the ``uci`` handshake;
 ``exit`` quits before it; ``no-variant`` has no ``UCI_Variant`` option; ``chess-only`` has one
 without knightmate.
 """
@@ -21,13 +22,16 @@ def main(mode: str, *arguments: str) -> None:
     first = mode == "hang-once" and not Path(arguments[0]).exists()
     hanging = False
     for line in sys.stdin:
+        if mode == "record":
+            with open(arguments[0], "a", encoding="utf-8") as record:
+                record.write(line)
         command = line.split()[0] if line.split() else ""
         if command == "uci" and mode != "no-uciok":
             say("id name fake")
             if mode == "chess-only":
                 say("option name UCI_Variant type combo default chess var chess")
             elif mode != "no-variant":
-                say("option name UCI_Variant type combo default knightmate var chess var knightmate")
+                say("option name UCI_Variant type combo default chess var chess var knightmate")
             say("option name Hash type spin default 16 min 1 max 64")
             say("uciok")
         elif command == "isready" and not hanging:
