@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pytest
 import yaml
-from engine_processes import ENGINE_COMMANDS, FAKE_ENGINE, KNIGHTMATE_BOT_UCI, engine_pids, wait_until
+from engine_processes import (
+    ENGINE_COMMANDS,
+    FAIRY_STOCKFISH,
+    FAKE_ENGINE,
+    KNIGHTMATE_BOT_UCI,
+    engine_pids,
+    needs_fairy_stockfish,
+    wait_until,
+)
 from test_bot_e2e_process import run_cli, write_config
 from test_bot_e2e_support import BOT, LocalBot, bot_settings, check_game, make_sandbox, play
 from test_sandbox_support import ScriptedClient
@@ -140,3 +148,18 @@ def test_an_engine_that_cannot_play_stops_run_before_any_challenge_with_one_line
         sandbox.stop()
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1 and message in result.stderr and "Traceback" not in result.stderr
+
+
+@needs_fairy_stockfish
+def test_demo_plays_its_game_with_the_engine_it_is_given() -> None:
+    result = run_cli("demo", "--engine", FAIRY_STOCKFISH or "", token=None)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"({FAIRY_STOCKFISH})" in result.stdout and "game over: " in result.stdout
+    assert '[Variant "Knightmate"]' in result.stdout
+
+
+def test_demo_with_an_engine_that_cannot_play_is_one_line_and_exit_2() -> None:
+    result = run_cli("demo", "--engine", "/nonexistent/engine", token=None)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == ["knightmate-bot demo: engine.command: cannot start /nonexistent/engine: "
+                                          "No such file or directory"]
