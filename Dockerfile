@@ -13,6 +13,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 RUN useradd --system --create-home --uid 10001 --user-group knightmate
 
+# Fairy-Stockfish (Debian's build, about 250 KB), so `engine.command: /usr/games/fairy-stockfish` works as is.
+RUN apt-get update && apt-get install -y --no-install-recommends fairy-stockfish && rm -rf /var/lib/apt/lists/*
+
 # Only what the package needs to install: no tests, benchmarks or history (see .dockerignore).
 COPY pyproject.toml README.md /src/
 COPY variant /src/variant

@@ -42,6 +42,7 @@ from bot.client import Client, MoveOutcome
 from bot.config import Secret, Settings
 from bot.demo import local_settings
 from bot.engine import Limits, SearchResult
+from bot.engines import BuiltinEngines
 from bot.events import GameFull, GameState, GameStreamEvent
 from bot.runner import Runner
 from bot.sandbox import Sandbox
@@ -108,7 +109,7 @@ def percentile(values: list[float], share: float) -> float:
 def start_bot(sandbox: Sandbox, settings: Settings, searcher: TimedSearcher, workers: int
               ) -> tuple[Runner, TimedClient, threading.Event, threading.Thread]:
     client = TimedClient(settings.server, Secret(TOKEN), give_up_after_s=settings.game.give_up_after_s)
-    runner = Runner(settings, client, searcher, workers)
+    runner = Runner(settings, client, BuiltinEngines(searcher), workers)
     stop = threading.Event()
     thread = threading.Thread(target=runner.run, args=(stop,), daemon=True)
     thread.start()

@@ -53,7 +53,7 @@ def _bot(args: argparse.Namespace) -> int:
         if args.command == "demo":
             from bot.demo import main as play_demo  # the sandbox is loaded only for the demo
 
-            return play_demo(dialect=args.dialect)
+            return play_demo(dialect=args.dialect, engine_command=args.engine)
         command = {"run": commands.run, "upgrade": commands.upgrade, "health": commands.health}[args.command]
         return command(args.config)
     except (commands.ConfigError, commands.StartupError) as error:
@@ -75,6 +75,18 @@ def _sandbox(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as error:
         print(f"knightmate-bot sandbox: {error}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _command_line(text: str) -> tuple[str, ...]:
+    """``--engine CMD`` read as ``engine.command`` reads it."""
+    from bot.config import ConfigError, parse_settings
+
+    try:
+        command = parse_settings({"engine": {"command": text}}).engine.command
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("engine.command: ")) from None
+    assert command is not None
+    return command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -101,6 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="play one quick game against a local sandbox and print it")
     demo.add_argument("--dialect", choices=("lichess", "pychess"), default="lichess",
                       help="which server dialect the sandbox speaks (default: lichess)")
+    demo.add_argument("--engine", metavar="CMD", type=_command_line, default=None,
+                      help="play with this UCI engine, e.g. /usr/games/fairy-stockfish (default: the built-in one)")
     demo.set_defaults(handler=_bot)
 
     sandbox = commands.add_parser("sandbox", help="run a local Lichess-style server to point a bot at")

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from bot.client import Client, ClientError
 from bot.config import ConfigError, Settings, load_settings, load_token, log_level
+from bot.engines import open_engines
 from bot.runner import Runner, StartupError
-from bot.search_pool import SearchPool
 from bot.storage import age_s
 
 DEFAULT_CONFIG = "config.yml"
@@ -54,15 +54,14 @@ def run(config_path: str | None) -> int:
     setup_logging(settings)
     client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
     workers = search_workers(settings)
-    searcher = SearchPool(workers, settings.engine.hash_mb)
     stop = threading.Event()
     for signal_number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signal_number, lambda number, frame: stop.set())
     try:
-        searcher.warm_up()
-        return Runner(settings, client, searcher, workers).run(stop)
+        # An external engine is started and checked here, before any challenge can be accepted.
+        with open_engines(settings.engine, workers) as engines:
+            return Runner(settings, client, engines, workers).run(stop)
     finally:
-        searcher.close()
         client.close()
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
+from chess.engine import MANAGED_OPTIONS
 
 TOKEN_ENV = "KNIGHTMATE_BOT_TOKEN"
 DIALECTS = ("auto", "lichess", "pychess")
@@ -86,12 +88,20 @@ class ChallengeSettings:
     block_list: tuple[str, ...] = ()
 
 
+#: A UCI option value as the config gives it: a check, a spin or a combo/string.
+OptionValue = bool | int | str
+
+
 @dataclass(frozen=True)
 class EngineSettings:
     move_overhead_ms: int = 300
     hash_mb: int = 64
     workers: int = 0
     max_move_time_ms: int | None = None
+    command: tuple[str, ...] | None = None     # an external UCI engine; None = the built-in engine
+    options: dict[str, OptionValue] = field(default_factory=dict)
+    start_timeout_s: float = 10.0
+    hang_margin_s: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -192,6 +202,38 @@ def _names(*, allowed: tuple[str, ...] | None = None, non_empty: bool = False) -
     return read
 
 
+def _command(value: Any) -> tuple[str, ...]:
+    """A command line as one string (split like a shell would) or as a list of its words."""
+    if isinstance(value, str):
+        try:
+            words = shlex.split(value)
+        except ValueError as error:
+            raise ValueError(f"cannot split the command line ({error})") from None
+    elif isinstance(value, list) and all(isinstance(word, str) for word in value):
+        words = value
+    else:
+        raise ValueError("expected a command line, as a string or a list of strings")
+    if not words or not words[0].strip():
+        raise ValueError("expected a command line, as a string or a list of strings")
+    return tuple(words)
+
+
+def _uci_options(value: Any) -> dict[str, OptionValue]:
+    """UCI option names and values; the engine itself says at start whether it has them."""
+    if not isinstance(value, Mapping):
+        raise ValueError("expected a mapping of UCI option names to values")
+    options: dict[str, OptionValue] = {}
+    for name, option in value.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"expected option names as strings, got {name!r}")
+        if name.lower() in MANAGED_OPTIONS:
+            raise ValueError(f"{name} is set by the bot, not by the config")
+        if not isinstance(option, bool | int | str):
+            raise ValueError(f"expected true/false, a whole number or a string for {name!r}")
+        options[name] = option
+    return options
+
+
 def _url(value: Any) -> str:
     parts = urlsplit(value.strip()) if isinstance(value, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
@@ -230,6 +272,10 @@ _READERS: dict[str, dict[str, Reader]] = {
         "hash_mb": _integer(1),
         "workers": _integer(0),
         "max_move_time_ms": _optional(_integer(1)),
+        "command": _optional(_command),
+        "options": _uci_options,
+        "start_timeout_s": _number(0.1),
+        "hang_margin_s": _number(0.1),
     },
     "game": {
         "abort_after_s": _number(1.0),
@@ -301,6 +347,8 @@ def _check_consistency(settings: Settings) -> None:
         raise ConfigError("challenge.min_increment: must not be greater than challenge.max_increment")
     if not (challenge.accept_bots or challenge.accept_humans):
         raise ConfigError("challenge.accept_bots: accept_bots and accept_humans are both false")
+    if settings.engine.options and settings.engine.command is None:
+        raise ConfigError("engine.options: only an external engine takes options; set engine.command too")
     if settings.server.backoff_initial_s > settings.server.backoff_max_s:
         raise ConfigError("server.backoff_initial_s: must not be greater than server.backoff_max_s")
 

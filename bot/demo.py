@@ -3,12 +3,14 @@
 Starts the sandbox on 127.0.0.1, the real bot (runner, client, search pool; the same code as
 ``run``, talking HTTP to the sandbox) and a random-moving opponent, has the opponent challenge the
 bot to a 2+1 game, prints the moves as the sandbox records them, and at the end the PGN the bot
-wrote. The engine is capped at a short time per move so the demo stays short. Nothing leaves
-the machine; files go to a temporary directory that is removed afterwards.
+wrote. The engine (the built-in one, or the UCI engine ``--engine`` names) is capped at a short
+time per move so the demo stays short. Nothing leaves the machine; files go to a temporary
+directory that is removed afterwards.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import secrets
 import sys
@@ -21,9 +23,9 @@ import chess
 
 from bot.client import Client
 from bot.config import BotSettings, ChallengeSettings, EngineSettings, GameSettings, Secret, ServerSettings, Settings
+from bot.engines import open_engines
 from bot.runner import Runner
 from bot.sandbox import Sandbox
-from bot.search_pool import SearchPool
 from variant import STARTING_FEN, KnightmateBoard
 
 BOT = "knightmate-bot"
@@ -46,7 +48,9 @@ def local_settings(url: str, dialect: str, directory: Path, *, move_time_ms: int
     )
 
 
-def main(dialect: str = "lichess") -> int:
+def main(dialect: str = "lichess", engine_command: tuple[str, ...] | None = None) -> int:
+    """Plays the demo; ``engine_command`` is an external UCI engine (``engine.command``), None the built-in one.
+    A bad engine raises :class:`~bot.engines.EngineStartError` before the game starts."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     token = secrets.token_urlsafe(16)
     with tempfile.TemporaryDirectory(prefix="knightmate-demo-") as temporary, \
@@ -55,36 +59,42 @@ def main(dialect: str = "lichess") -> int:
         sandbox.add_account(BOT, token=token, bot=True)
         sandbox.add_opponent(OPPONENT, bot=True, strategy="random")
         settings = local_settings(sandbox.url, dialect, directory)
-        print(f"sandbox ({dialect} dialect) on {sandbox.url}; the bot is {BOT!r}, its opponent {OPPONENT!r}")
-        searcher = SearchPool(1, settings.engine.hash_mb)
-        client = Client(settings.server, Secret(token), give_up_after_s=settings.game.give_up_after_s)
-        runner = Runner(settings, client, searcher)
-        stop = threading.Event()
-        thread = threading.Thread(target=runner.run, args=(stop,), name="bot", daemon=True)
-        try:
-            searcher.warm_up()
-            thread.start()
-            sandbox.wait_connections("event", BOT, 1, timeout=10)
-            challenge = sandbox.challenge(OPPONENT, BOT, limit_s=120, increment_s=1, color="random")
-            print(f"{OPPONENT} challenges {BOT} to Knightmate 2+1: {sandbox.wait_challenge_answered(challenge, 10)}")
-            game_id = sandbox.game_of_challenge(challenge)
-            if game_id is None:
-                print("no game started", file=sys.stderr)
-                return 1
-            _print_moves_live(sandbox, game_id)
-            runner.wait_game_done(game_id, timeout=15)
-            pgn = Path(settings.game.pgn_dir) / f"{game_id}.pgn"
-            print()
-            print(f"The bot's PGN ({pgn.name}):")
-            print(pgn.read_text(encoding="utf-8"))
-            return 0
-        except TimeoutError as error:
-            print(f"demo: {error}", file=sys.stderr)
+        settings = dataclasses.replace(settings, engine=dataclasses.replace(settings.engine, command=engine_command))
+        engine = "the built-in engine" if engine_command is None else " ".join(engine_command)
+        print(f"sandbox ({dialect} dialect) on {sandbox.url}; the bot is {BOT!r} ({engine}), "
+              f"its opponent {OPPONENT!r}")
+        with open_engines(settings.engine, 1) as engines:
+            return _play(sandbox, settings, Runner(
+                settings, Client(settings.server, Secret(token), give_up_after_s=settings.game.give_up_after_s),
+                engines))
+
+
+def _play(sandbox: Sandbox, settings: Settings, runner: Runner) -> int:
+    """The demo game, from the challenge to the PGN; the bot runs on a thread until it is over."""
+    stop = threading.Event()
+    thread = threading.Thread(target=runner.run, args=(stop,), name="bot", daemon=True)
+    try:
+        thread.start()
+        sandbox.wait_connections("event", BOT, 1, timeout=10)
+        challenge = sandbox.challenge(OPPONENT, BOT, limit_s=120, increment_s=1, color="random")
+        print(f"{OPPONENT} challenges {BOT} to Knightmate 2+1: {sandbox.wait_challenge_answered(challenge, 10)}")
+        game_id = sandbox.game_of_challenge(challenge)
+        if game_id is None:
+            print("no game started", file=sys.stderr)
             return 1
-        finally:
-            stop.set()
-            thread.join(10)
-            searcher.close()
+        _print_moves_live(sandbox, game_id)
+        runner.wait_game_done(game_id, timeout=15)
+        pgn = Path(settings.game.pgn_dir) / f"{game_id}.pgn"
+        print()
+        print(f"The bot's PGN ({pgn.name}):")
+        print(pgn.read_text(encoding="utf-8"))
+        return 0
+    except TimeoutError as error:
+        print(f"demo: {error}", file=sys.stderr)
+        return 1
+    finally:
+        stop.set()
+        thread.join(10)
 
 
 def _print_moves_live(sandbox: Sandbox, game_id: str) -> None:

@@ -8,8 +8,9 @@ a game already being played is ignored: one game, one player.
 
 Shutdown (``stop`` set, from SIGINT/SIGTERM in the CLI): stop accepting, interrupt every stream,
 let the players leave (their games stay in the state file for the next start), and return 0
-within a few seconds. The runner never speaks HTTP itself, and it does not own the search pool
-(whoever made it closes it).
+within a few seconds. The runner never speaks HTTP itself. Each game gets its own engine from the
+:class:`~bot.engines.Engines` (its process, for an external engine), closed when the game is over
+or at shutdown; the engines themselves belong to whoever made them.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from pathlib import Path
 from bot.challenges import decide
 from bot.client import Client, ClientError
 from bot.config import Settings
+from bot.engines import Engines, GameEngine
 from bot.events import Challenge, ChallengeReceived, EventStreamEvent, GameStarted, ServerShutdown
 from bot.game import Result
-from bot.player import GamePlayer, Searcher
+from bot.player import GamePlayer
 from bot.storage import StateFile, touch
 
 log = logging.getLogger(__name__)
@@ -47,15 +49,16 @@ class StartupError(Exception):
 
 
 class Runner:
-    def __init__(self, settings: Settings, client: Client, searcher: Searcher, workers: int = 1) -> None:
+    def __init__(self, settings: Settings, client: Client, engines: Engines, workers: int = 1) -> None:
         self.settings = settings
         self.workers = workers
         self.client = client
-        self.searcher = searcher
+        self.engines = engines
         self.state = StateFile(settings.game.state_file)
         self.username = ""
         self.accepting = True
         self._players: dict[str, GamePlayer] = {}
+        self._game_engines: dict[str, GameEngine] = {}
         self._pending: dict[str, float] = {}
         self._rechecked: set[str] = set()
         self._lock = threading.Lock()
@@ -134,6 +137,10 @@ class Runner:
         deadline = time.monotonic() + SHUTDOWN_GRACE_S
         for player in players:
             player.join(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            engines, self._game_engines = list(self._game_engines.values()), {}
+        for engine in engines:
+            engine.close()
         self._answers.shutdown(wait=False, cancel_futures=True)
         log.info("stopped; unfinished games kept in %s: %s", self.state.path, self.state.game_ids() or "none")
 
@@ -213,7 +220,8 @@ class Runner:
             # Lichess game ids equal challenge ids; otherwise the oldest pending accept is this game.
             if self._pending.pop(game_id, None) is None and self._pending:
                 self._pending.pop(min(self._pending, key=self._pending.__getitem__))
-            player = GamePlayer(game_id, client=self.client, searcher=self.searcher, settings=self.settings,
+            engine = self._game_engines[game_id] = self.engines.open(game_id)
+            player = GamePlayer(game_id, client=self.client, searcher=engine, settings=self.settings,
                                 username=self.username, on_done=self._on_done, share=self.clock_share)
             self._players[game_id] = player
         self.state.add(game_id)
@@ -223,10 +231,13 @@ class Runner:
         self.state.remove(game_id)
         with self._lock:
             self._players.pop(game_id, None)
+            engine = self._game_engines.pop(game_id, None)
             self._done[game_id] = result
             while len(self._done) > FINISHED_GAMES_KEPT:   # the bot runs for weeks
                 del self._done[next(iter(self._done))]
             self._done_changed.notify_all()
+        if engine is not None:
+            engine.close()
 
     def wait_game_done(self, game_id: str, timeout: float) -> Result | None:
         """Waits until the game's PGN is written; its result. Raises TimeoutError (for demo and tests)."""

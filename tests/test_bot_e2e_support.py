@@ -1,9 +1,9 @@
 """Shared harness for the bot's end-to-end tests: the real bot against the sandbox over HTTP on 127.0.0.1.
 
-:class:`LocalBot` runs the real :class:`~bot.runner.Runner` (client, players, search pool) on a
-thread; :func:`check_game` holds every assertion a finished game must pass: over, every post by
-the bot legal and accepted, no post twice, no loss, and a PGN whose result is the true one or an
-honest ``*``.
+:class:`LocalBot` runs the real :class:`~bot.runner.Runner` (client, players, and the search pool
+or an external UCI engine) on a thread; :func:`check_game` holds every assertion a finished game
+must pass: over, every post by the bot legal and accepted, no post twice, no loss, and a PGN whose
+result is the true one or an honest ``*``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import chess.pgn
 from bot.client import Client
 from bot.config import Secret, Settings
 from bot.demo import local_settings
+from bot.engines import BuiltinEngines, Engines
 from bot.player import Searcher
 from bot.runner import Runner
 from bot.sandbox import GameRecord, Sandbox
@@ -52,11 +53,13 @@ def bot_settings(sandbox: Sandbox, directory: Path, *, concurrency: int = 1, mov
 class LocalBot:
     """The bot on a thread of this process, as ``knightmate-bot run`` would run it."""
 
-    def __init__(self, sandbox: Sandbox, settings: Settings, searcher: Searcher) -> None:
+    def __init__(self, sandbox: Sandbox, settings: Settings, engines: Engines | Searcher) -> None:
         self.sandbox = sandbox
         self.settings = settings
         self.client = Client(settings.server, Secret(TOKEN), give_up_after_s=settings.game.give_up_after_s)
-        self.runner = Runner(settings, self.client, searcher)
+        if not isinstance(engines, Engines):
+            engines = BuiltinEngines(engines)  # a shared pool or a test's fake: every game searches with it
+        self.runner = Runner(settings, self.client, engines)
         self.stop_event = threading.Event()
         self.exit_code: int | None = None
         self.error: BaseException | None = None

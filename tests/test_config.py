@@ -147,3 +147,38 @@ def test_secret_hides_itself_in_repr_str_and_format() -> None:
     secret = Secret("lip_supersecret")
     for text in (repr(secret), str(secret), f"{secret}", repr([secret])):
         assert "supersecret" not in text
+
+
+@pytest.mark.parametrize(("value", "command"), [
+    ("/usr/games/fairy-stockfish", ("/usr/games/fairy-stockfish",)),
+    ("knightmate-bot uci", ("knightmate-bot", "uci")),
+    ("'/opt/my engine/run' --fast", ("/opt/my engine/run", "--fast")),
+    (["/opt/my engine/run", "--fast"], ("/opt/my engine/run", "--fast")),
+])
+def test_engine_command_is_a_command_line_or_a_list_of_words(value: object, command: tuple[str, ...]) -> None:
+    assert parse_settings({"engine": {"command": value}}).engine.command == command
+
+
+def test_engine_options_keep_their_names_and_values() -> None:
+    engine = parse_settings({"engine": {"command": "fs", "options": {"UCI_LimitStrength": True, "UCI_Elo": 1500,
+                                                                     "Skill Level": 3}}}).engine
+    assert engine.options == {"UCI_LimitStrength": True, "UCI_Elo": 1500, "Skill Level": 3}
+
+
+@pytest.mark.parametrize(("engine", "message"), [
+    ({"command": ""}, r"^engine\.command: expected a command line"),
+    ({"command": []}, r"^engine\.command: expected a command line"),
+    ({"command": "'unclosed"}, r"^engine\.command: cannot split the command line"),
+    ({"command": 7}, r"^engine\.command: expected a command line"),
+    ({"command": "fs", "options": ["Hash"]}, r"^engine\.options: expected a mapping"),
+    ({"command": "fs", "options": {"Hash": [1]}}, r"^engine\.options: expected true/false, a whole number"),
+    ({"command": "fs", "options": {"Hash": 1.5}}, r"^engine\.options: expected true/false, a whole number"),
+    ({"command": "fs", "options": {"UCI_Variant": "chess"}}, r"^engine\.options: UCI_Variant is set by the bot"),
+    ({"command": "fs", "options": {"multipv": 3}}, r"^engine\.options: multipv is set by the bot"),
+    ({"options": {"Hash": 64}}, r"^engine\.options: only an external engine takes options"),
+    ({"command": "fs", "start_timeout_s": 0}, r"^engine\.start_timeout_s: expected a number"),
+    ({"command": "fs", "hang_margin_s": "3"}, r"^engine\.hang_margin_s: expected a number"),
+])
+def test_bad_engine_settings_are_one_line_naming_the_key(engine: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        parse_settings({"engine": engine})

@@ -1,0 +1,408 @@
+"""Where a move comes from: the built-in engine in worker processes, or any UCI engine an operator names.
+
+The runner opens one :class:`GameEngine` per game from an :class:`Engines` and closes it when the
+game is over; the player only calls :meth:`GameEngine.submit`. :func:`open_engines` picks the kind
+from ``engine.command``:
+
+* :class:`BuiltinEngines`: every game's searches go to the shared
+  :class:`~bot.search_pool.SearchPool`, so opening and closing a game costs nothing.
+* :class:`UciEngines`: the operator's UCI engine (Fairy-Stockfish, ``knightmate-bot uci``, ...),
+  driven through python-chess's :mod:`chess.engine`, one process per game: started when the game
+  starts, quit when it is over, killed when it hangs (:data:`~EngineSettings.hang_margin_s` past
+  its time), and started again at once after a crash or a hang; the move that was lost is the
+  player's fallback move. All processes are driven from one asyncio loop on one thread.
+
+Two things :mod:`chess.engine` cannot know about Knightmate are done here:
+
+* Commoner promotions. chess.engine writes the move history with ``Move.uci()``, which spells a
+  promotion to a commoner ``n``, and Fairy-Stockfish silently ignores ``b7b8n`` in a ``position``
+  line together with every move after it, then searches a different position. So the board given
+  to chess.engine starts right after the last commoner promotion (:func:`engine_board`): a
+  promotion is a pawn move, no position before it can repeat, and the engine loses no history.
+* The clock. The engine sees the bot's clock less the move overhead (the network lag it cannot
+  know about), and the bot's cap on a move's time as ``movetime`` (:func:`engine_limit`).
+
+This module never touches the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import shlex
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future
+from typing import Any, Protocol, runtime_checkable
+
+import chess
+import chess.engine
+
+from bot.config import ConfigError, EngineSettings
+from bot.engine import Limits, SearchResult
+from bot.engine.clock import budget
+from bot.player import Searcher
+from bot.search_pool import SearchPool
+from variant import COMMONER, STARTING_FEN, KnightmateBoard
+
+log = logging.getLogger(__name__)
+
+#: What a search reports back from the engine's ``info`` lines.
+INFO = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
+
+Process = tuple[asyncio.SubprocessTransport, chess.engine.UciProtocol]
+
+
+class GameEngine(Protocol):
+    """One game's move source: what the player calls, and what the runner closes after the game."""
+
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class Engines(Protocol):
+    """Opens a :class:`GameEngine` for each game the runner starts."""
+
+    def open(self, game_id: str) -> GameEngine: ...
+
+
+class EngineStartError(ConfigError):
+    """The external engine did not start, does not speak UCI, does not play Knightmate, or refused an option."""
+
+
+# -- the built-in engine -------------------------------------------------------------------------
+
+
+class PooledEngine:
+    """A game's searches, sent to the search pool that every game shares."""
+
+    def __init__(self, pool: Searcher) -> None:
+        self.pool = pool
+
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
+        return self.pool.submit(initial_fen, moves, limits)
+
+    def close(self) -> None:
+        """Nothing to do: the pool outlives its games and belongs to whoever made it."""
+
+
+class BuiltinEngines:
+    """The built-in engine: every game searches in one pool (in tests, any :class:`Searcher`)."""
+
+    def __init__(self, pool: Searcher) -> None:
+        self.pool = pool
+
+    def open(self, game_id: str) -> PooledEngine:
+        return PooledEngine(self.pool)
+
+
+# -- what an external engine is told -------------------------------------------------------------
+
+
+def engine_board(initial_fen: str | None, moves: tuple[str, ...]) -> KnightmateBoard:
+    """The position after ``moves``, with a move stack chess.engine can send to any engine.
+
+    The stack starts right after the last commoner promotion (see the module docstring); every
+    move is checked, so a move list that is not a game raises :class:`ValueError`.
+    """
+    board = KnightmateBoard(initial_fen or STARTING_FEN)
+    for uci in moves:
+        move = board.parse_uci(uci)
+        board.push(move)
+        if move.promotion == COMMONER:
+            board = board.copy(stack=False)
+    return board
+
+
+def engine_limit(limits: Limits, turn: chess.Color) -> chess.engine.Limit:
+    """``go`` for the side ``turn``: its clock less the move overhead, the other clock as it is,
+    and, when the bot caps a move's time, a ``movetime`` the clock can afford."""
+    def clock_s(clock_ms: int | None, mover: bool) -> float | None:
+        if clock_ms is None:
+            return None
+        return max(1, clock_ms - limits.move_overhead_ms if mover else clock_ms) / 1000
+
+    movetime_ms = budget(limits, turn).hard_ms if limits.movetime is not None else None
+    return chess.engine.Limit(
+        white_clock=clock_s(limits.wtime, turn == chess.WHITE),
+        black_clock=clock_s(limits.btime, turn == chess.BLACK),
+        white_inc=limits.winc / 1000, black_inc=limits.binc / 1000,
+        time=movetime_ms / 1000 if movetime_ms is not None else None,
+        depth=limits.depth, nodes=limits.nodes, remaining_moves=limits.movestogo)
+
+
+def answer_due_s(limit: chess.engine.Limit, turn: chess.Color, margin_s: float) -> float | None:
+    """Seconds after ``go`` by which a working engine has answered: its move time, else all of
+    its clock, and the margin; ``None`` when nothing bounds the search (no clock, no move time)."""
+    allowed = limit.time if limit.time is not None else (limit.white_clock if turn == chess.WHITE
+                                                          else limit.black_clock)
+    return None if allowed is None else allowed + margin_s
+
+
+def search_result(play: chess.engine.PlayResult, elapsed_s: float) -> SearchResult:
+    """The engine's answer as the bot records it; the score from the mover's side, as the engine gave it."""
+    info = play.info
+    score = info.get("score")
+    relative = score.relative if score is not None else None
+    mate = relative.mate() if relative is not None and relative.is_mate() else None
+    score_cp = relative.score() if relative is not None and mate is None else None
+    return SearchResult(move=play.move, score_cp=score_cp, mate=mate, depth=info.get("depth", 0),
+                        nodes=info.get("nodes", 0), time_ms=int(1000 * info.get("time", elapsed_s)),
+                        pv=tuple(info.get("pv", ())))
+
+
+# -- external engine processes -------------------------------------------------------------------
+
+
+async def start_engine(settings: EngineSettings) -> Process:
+    """Starts the engine and makes it ready for Knightmate with the operator's options.
+
+    Raises :class:`EngineStartError` with one line naming the config key when the engine does not
+    start, does not answer ``uci`` within ``engine.start_timeout_s``, has no ``knightmate`` in its
+    ``UCI_Variant`` option, or refuses an option.
+    """
+    assert settings.command is not None
+    name = shlex.join(settings.command)
+    try:
+        transport, protocol = await asyncio.wait_for(
+            chess.engine.popen_uci(list(settings.command), setpgrp=True),  # Ctrl-C is the bot's to handle
+            settings.start_timeout_s)
+    except TimeoutError:
+        raise EngineStartError(f"engine.command: {name} did not answer 'uci' within {settings.start_timeout_s:g} s "
+                               "(engine.start_timeout_s); is it a UCI engine?") from None
+    except OSError as error:
+        raise EngineStartError(f"engine.command: cannot start {name}: {error.strerror or error}") from None
+    except chess.engine.EngineError:
+        raise EngineStartError(f"engine.command: {name} exited before answering 'uci'; is it a UCI engine?") from None
+    try:
+        variant = protocol.options.get("UCI_Variant")
+        if variant is None:
+            raise EngineStartError(f"engine.command: {name} has no UCI_Variant option, so it plays no Knightmate")
+        if "knightmate" not in (variant.var or []):
+            raise EngineStartError(f"engine.command: {name} does not play knightmate (its UCI_Variant option "
+                                   f"lists {', '.join(variant.var or []) or 'nothing'})")
+        try:
+            await protocol.configure(settings.options)
+            await asyncio.wait_for(protocol.ping(), settings.start_timeout_s)
+        except chess.engine.EngineError as error:
+            raise EngineStartError(f"engine.options: {error}") from None
+        except TimeoutError:
+            raise EngineStartError(f"engine.options: {name} did not answer 'isready' after its options "
+                                   f"within {settings.start_timeout_s:g} s") from None
+    except BaseException:
+        transport.close()
+        raise
+    return transport, protocol
+
+
+async def quit_engine(process: Process, margin_s: float) -> bool:
+    """Asks the engine to quit; kills it when it has not within ``margin_s``, and waits (briefly)
+    until it is gone. True if it quit by itself."""
+    transport, protocol = process
+    try:
+        if not protocol.returncode.done():
+            await asyncio.wait_for(protocol.quit(), margin_s)
+        return True
+    except (TimeoutError, chess.engine.EngineError, OSError):
+        transport.close()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(protocol.returncode), 1.0)
+        return False
+    finally:
+        transport.close()
+
+
+class EngineHung(chess.engine.EngineError):
+    """The engine did not answer a move in its time and the margin; it has been killed."""
+
+
+class UciGameEngine:
+    """One game's external engine process. Thread-safe; its state is touched on the loop only.
+
+    A new search supersedes one still running (chess.engine sends it ``stop``); each search starts
+    with ``isready``, so an engine that does not answer within the margin is replaced before it
+    costs a move. A search that takes longer than :func:`answer_due_s` kills the engine.
+    """
+
+    def __init__(self, game_id: str, settings: EngineSettings, loop: asyncio.AbstractEventLoop) -> None:
+        self.game_id = game_id
+        self.settings = settings
+        self._loop = loop
+        self._process: asyncio.Task[Process] | None = None
+        self._search: asyncio.Task[Any] | None = None
+        self._closed = False
+        self.closing: Future[None] | None = None
+        loop.call_soon_threadsafe(self._engine_task)  # started with the game, not at its first move
+
+    # -- called from other threads
+
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
+        board = engine_board(initial_fen, moves)
+        return asyncio.run_coroutine_threadsafe(self._play(board, limits), self._loop)
+
+    def close(self) -> None:
+        """Quits the engine in the background (see :attr:`closing`); a second call does nothing."""
+        if self.closing is None:
+            self.closing = asyncio.run_coroutine_threadsafe(self._close(), self._loop)
+
+    # -- on the loop
+
+    def _engine_task(self) -> asyncio.Task[Process]:
+        """The task that started the running process, or a new start if there is none alive."""
+        task = self._process
+        if task is not None and _alive(task):
+            return task
+        if self._closed:
+            raise chess.engine.EngineError("the game's engine is closed")
+        if task is not None:
+            log.warning("game %s: the engine has exited or failed to start; starting it again", self.game_id)
+        self._process = self._loop.create_task(self._start())
+        return self._process
+
+    async def _start(self) -> Process:
+        process = await start_engine(self.settings)
+        log.info("game %s: engine %s started (pid %s)", self.game_id, process[1].id.get("name", "?"),
+                 process[0].get_pid())
+        return process
+
+    def _restart(self, why: str) -> None:
+        """Kills the process and starts the next at once, so the next move does not wait for it."""
+        task = self._process
+        if task is not None and task.done() and _alive(task):
+            task.result()[0].close()
+        self._process = None
+        if not self._closed:
+            log.warning("game %s: the engine %s; starting it again", self.game_id, why)
+            self._engine_task()
+
+    async def _ready(self) -> chess.engine.UciProtocol:
+        """The running engine, answering ``isready`` within the margin, else a new one."""
+        _, protocol = await asyncio.shield(self._engine_task())
+        try:
+            await asyncio.wait_for(protocol.ping(), self.settings.hang_margin_s)
+            return protocol
+        except TimeoutError:
+            self._restart(f"did not answer 'isready' within {self.settings.hang_margin_s:g} s")
+        except chess.engine.EngineTerminatedError:
+            self._restart("has exited")
+        _, protocol = await asyncio.shield(self._engine_task())
+        return protocol
+
+    async def _play(self, board: KnightmateBoard, limits: Limits) -> SearchResult:
+        previous, self._search = self._search, asyncio.current_task()
+        if previous is not None and not previous.done():
+            previous.cancel()  # chess.engine sends 'stop'; _ready waits for its answer
+            await asyncio.wait([previous])
+        protocol = await self._ready()
+        limit = engine_limit(limits, board.turn)
+        started = time.monotonic()
+        try:
+            play = await asyncio.wait_for(protocol.play(board, limit, info=INFO),
+                                          answer_due_s(limit, board.turn, self.settings.hang_margin_s))
+        except TimeoutError:
+            self._restart("did not answer in its time and the margin (killed)")
+            raise EngineHung(f"no move {self.settings.hang_margin_s:g} s after the move's time") from None
+        except chess.engine.EngineTerminatedError:
+            self._restart("exited in the middle of a move")
+            raise
+        return search_result(play, time.monotonic() - started)
+
+    async def _close(self) -> None:
+        self._closed = True
+        search, task, self._process = self._search, self._process, None
+        if search is not None and not search.done():
+            search.cancel()
+            await asyncio.wait([search])
+        if task is None:
+            return
+        if not task.done():
+            task.cancel()  # still starting: start_engine kills what it started
+        try:
+            process = await task
+        except (asyncio.CancelledError, Exception):  # it never started: nothing to quit
+            return
+        if await quit_engine(process, self.settings.hang_margin_s):
+            log.info("game %s: engine quit", self.game_id)
+        else:
+            log.warning("game %s: the engine did not quit within %g s; killed", self.game_id,
+                        self.settings.hang_margin_s)
+
+
+def _alive(task: asyncio.Task[Process]) -> bool:
+    """Starting, or started and not exited."""
+    if not task.done():
+        return True
+    if task.cancelled() or task.exception() is not None:
+        return False
+    return not task.result()[1].returncode.done()
+
+
+class UciEngines:
+    """The operator's UCI engine, one process per game, all driven from one asyncio loop thread."""
+
+    def __init__(self, settings: EngineSettings) -> None:
+        if settings.command is None:
+            raise ValueError("UciEngines needs engine.command")
+        self.settings = settings
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="uci-engines", daemon=True)
+        self._thread.start()
+        self._lock = threading.Lock()
+        self._games: list[UciGameEngine] = []
+
+    def check(self) -> None:
+        """Starts the engine once, as each game will, and quits it: a bad command, engine or option
+        raises :class:`EngineStartError` before the bot accepts any challenge."""
+        async def start_and_quit() -> None:
+            await quit_engine(await start_engine(self.settings), self.settings.hang_margin_s)
+
+        asyncio.run_coroutine_threadsafe(start_and_quit(), self._loop).result()
+
+    def open(self, game_id: str) -> UciGameEngine:
+        engine = UciGameEngine(game_id, self.settings, self._loop)
+        with self._lock:
+            # A bot runs for weeks: forget games whose engine has quit.
+            self._games = [game for game in self._games if not (game.closing and game.closing.done())]
+            self._games.append(engine)
+        return engine
+
+    def close(self) -> None:
+        """Quits every game's engine (killing those that hang) and stops the loop; takes at most
+        about the margin. A second call does nothing."""
+        with self._lock:
+            if self._loop.is_closed() or not self._thread.is_alive():
+                return
+            games, self._games = self._games, []
+        for game in games:
+            game.close()
+        concurrent.futures.wait([game.closing for game in games if game.closing is not None],
+                                timeout=self.settings.hang_margin_s + 1)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+        if not self._thread.is_alive():
+            self._loop.close()
+
+
+@contextlib.contextmanager
+def open_engines(settings: EngineSettings, workers: int) -> Iterator[Engines]:
+    """The move source ``run`` and ``demo`` play with, ready and checked; closed on exit with every
+    engine process and worker it started. Raises :class:`EngineStartError` for a bad external engine."""
+    if settings.command is None:
+        pool = SearchPool(workers, settings.hash_mb)
+        try:
+            pool.warm_up()
+            yield BuiltinEngines(pool)
+        finally:
+            pool.close()
+        return
+    engines = UciEngines(settings)
+    try:
+        engines.check()
+        yield engines
+    finally:
+        engines.close()
