@@ -53,6 +53,11 @@ INFINITY = MATE + 1
 CHECK_EVERY = 128
 #: How often a ponder search that has nothing left to search looks at its stop flag, in seconds.
 PONDER_IDLE_CHECK_S = 0.05
+#: After a ponder hit the search is in an iteration begun long before, deeper than a timed search
+#: would start; it may run until this many soft limits, not to the hard deadline. Without this
+#: cap, self-play at 4+0.04 showed the pondering side spending more per move than the other and
+#: losing on time: what pondering saved was spent again.
+PONDER_HIT_HARD_FACTOR = 2.0
 #: Bytes one transposition-table entry costs in CPython: a 64-bit key (36), the tuple of four
 #: ints (72, plus 28 for each int too big to be shared) and the dict slot (about 40). tracemalloc
 #: after a depth-7 search measured 268 per entry with the pawn cache's share included.
@@ -181,6 +186,7 @@ class _Search:
                  tt_capacity: int, history: list[list[int]],
                  pawn_cache: dict[tuple[int, int], evaluation.Terms], ponder: Ponder | None) -> None:
         self.position, self.keys = _replay(board)
+        self.turn = board.turn
         self.limits = limits
         self.max_depth = min(limits.depth or MAX_PLY, MAX_PLY)
         self.started = started
@@ -522,7 +528,11 @@ class _Search:
             return
         self.ponder = None
         limits = ponder.limits
-        self._set_deadlines(budget(limits, self.position.turn), ponder.hit_at)
+        time_budget = budget(limits, self.turn)
+        if time_budget.soft_ms is not None and time_budget.hard_ms is not None:
+            time_budget = Budget(time_budget.soft_ms, min(time_budget.hard_ms,
+                                                          time_budget.soft_ms * PONDER_HIT_HARD_FACTOR))
+        self._set_deadlines(time_budget, ponder.hit_at)
         if limits.depth is not None:
             self.max_depth = min(limits.depth, MAX_PLY)
         if limits.nodes is not None:
