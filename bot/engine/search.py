@@ -189,6 +189,7 @@ class _Search:
         self.turn = board.turn
         self.limits = limits
         self.max_depth = min(limits.depth or MAX_PLY, MAX_PLY)
+        self.depth = 0  # the iteration in progress
         self.started = started
         # Where the move's clock started: the search's start, or the ponder hit.
         self.clock_started = started
@@ -223,9 +224,9 @@ class _Search:
             return SearchResult(None, None if mate is not None else 0, mate, 0, 0, self._elapsed_ms(), ())
         best = SearchResult(decode(root_moves[0]), 0, None, 0, 0, 0, (decode(root_moves[0]),))
         previous_score, previous_move = 0, NO_MOVE
-        depth = 0
-        while depth < self.max_depth:
-            depth += 1
+        while self.depth < self.max_depth:
+            self.depth += 1
+            depth = self.depth
             try:
                 score, move = self._root(root_moves, depth, previous_score)
             except _Abort:
@@ -535,6 +536,8 @@ class _Search:
         self._set_deadlines(time_budget, ponder.hit_at)
         if limits.depth is not None:
             self.max_depth = min(limits.depth, MAX_PLY)
+            if self.depth > self.max_depth:
+                self.hard_deadline = ponder.hit_at  # already past the depth asked for: answer now
         if limits.nodes is not None:
             self.node_limit = limits.nodes
 
