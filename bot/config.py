@@ -92,6 +92,7 @@ class EngineSettings:
     hash_mb: int = 64
     workers: int = 0
     max_move_time_ms: int | None = None
+    ponder: bool = True
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,7 @@ _READERS: dict[str, dict[str, Reader]] = {
         "hash_mb": _integer(1),
         "workers": _integer(0),
         "max_move_time_ms": _optional(_integer(1)),
+        "ponder": _boolean,
     },
     "game": {
         "abort_after_s": _number(1.0),

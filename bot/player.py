@@ -29,6 +29,7 @@ from bot.config import Settings
 from bot.engine import Limits, SearchResult
 from bot.events import ChatLine, GameEnded, GameFull, GameState, KeepAlive
 from bot.game import Game, Result
+from bot.search_pool import ponder_line
 from bot.storage import write_pgn
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,12 @@ log = logging.getLogger(__name__)
 class Searcher(Protocol):
     """What the player needs of the search pool (:class:`bot.search_pool.SearchPool`); tests fake it."""
 
-    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]: ...
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits,
+               game_id: str | None = None) -> Future[SearchResult]: ...
+
+    def ponder(self, game_id: str, initial_fen: str | None, moves: tuple[str, ...]) -> bool: ...
+
+    def stop_ponder(self, game_id: str) -> None: ...
 
 
 class GamePlayer:
@@ -181,7 +187,9 @@ class GamePlayer:
         self._thinking_ply = ply
         self._fallback_at = game.fallback_deadline()
         try:
-            future = self.searcher.submit(game.initial_fen, game.state.moves, game.limits(share=self.share()))
+            # The request also ends this game's ponder search (a hit goes on as this search).
+            future = self.searcher.submit(game.initial_fen, game.state.moves, game.limits(share=self.share()),
+                                          game_id=self.game_id)
         except Exception as error:  # the pool could not even take the job
             log.error("game %s: search could not start (%s); playing a fallback move", self.game_id, error)
             self._post(game.fallback_move(), None)
@@ -237,10 +245,18 @@ class GamePlayer:
                 log.info("game %s: offering a draw with this move", self.game_id)
             log.info("game %s: move %d %s (%s) %s", self.game_id, ply // 2 + 1, uci, game.board.san(move),
                      _describe(result))
+            self._ponder(move, result)
         elif outcome in (MoveOutcome.UNCERTAIN, MoveOutcome.REJECTED):
             # Did it land? Reopen the stream: its gameFull tells (see _on_game_full).
             self._unsure_ply = ply
             self.client.interrupt_game_stream(self.game_id)
+
+    def _ponder(self, move: chess.Move, result: SearchResult | None) -> None:
+        """Hook: think on the opponent's time, on the reply the engine expects after our *move*."""
+        game = self.game
+        if self.settings.engine.ponder and game.state is not None:
+            self.searcher.ponder(self.game_id, game.initial_fen,
+                                 ponder_line(game.board, game.state.moves, move, result.pv if result else ()))
 
     def _still_playing(self) -> bool:
         return not (self._over.is_set() or self._stop.is_set())
@@ -293,6 +309,7 @@ class GamePlayer:
         if self.finished.is_set():
             return
         self._over.set()
+        self.searcher.stop_ponder(self.game_id)  # hook: no thinking on a game that is over
         game = self.game
         result = game.result()
         if lost is not None and result.result == "*":
