@@ -55,8 +55,8 @@ CHECK_EVERY = 128
 PONDER_IDLE_CHECK_S = 0.05
 #: After a ponder hit the search is in an iteration begun long before, deeper than a timed search
 #: would start; it may run until this many soft limits, not to the hard deadline. Without this
-#: cap, self-play at 4+0.04 showed the pondering side spending more per move than the other and
-#: losing on time: what pondering saved was spent again.
+#: cap a hit ran on to the hard deadline: with 2 s on the clock a hit took 0.56 s where the same
+#: move searched afresh took 0.2 s, and what pondering saved was spent again.
 PONDER_HIT_HARD_FACTOR = 2.0
 #: Bytes one transposition-table entry costs in CPython: a 64-bit key (36), the tuple of four
 #: ints (72, plus 28 for each int too big to be shared) and the dict slot (about 40). tracemalloc
