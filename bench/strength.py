@@ -187,6 +187,8 @@ class GameRecord:
     """ILLEGAL_MOVE, TIME_FORFEIT or CRASH when the side to move broke the rules of the match."""
     offender_is_white: bool = False
     detail: str = ""
+    ponder_hits: dict[bool, int] = field(default_factory=lambda: {WHITE: 0, BLACK: 0})
+    ponder_misses: dict[bool, int] = field(default_factory=lambda: {WHITE: 0, BLACK: 0})
 
 
 def play_game(record: GameRecord, players: dict[bool, UciPlayer], clock: GameClock) -> GameRecord:
@@ -210,6 +212,9 @@ def _play_moves(record: GameRecord, players: dict[bool, UciPlayer], clock: GameC
     while verdict is None:
         side = referee.white_to_move
         player = players[side]
+        if expected[side] is not None:
+            hit = bool(record.moves) and record.moves[-1] == expected[side]
+            (record.ponder_hits if hit else record.ponder_misses)[side] += 1
         reply = _answer(player, record, clock, side, expected[side])
         expected[side] = None
         flagged = clock.charge(side, reply.elapsed_s * 1000)
@@ -263,6 +268,8 @@ class EngineStats:
     think_seconds: float = 0.0
     longest_move_s: float = 0.0
     games: int = 0
+    ponder_hits: int = 0
+    ponder_misses: int = 0
 
 
 class Tally:
@@ -302,8 +309,10 @@ class Tally:
             stats = self.stats[record.white if is_white else record.black]
             stats.think_seconds += seconds
             stats.longest_move_s = max(stats.longest_move_s, seconds)
-        for name in (record.white, record.black):
+        for name, side in ((record.white, WHITE), (record.black, BLACK)):
             self.stats[name].games += 1
+            self.stats[name].ponder_hits += record.ponder_hits[side]
+            self.stats[name].ponder_misses += record.ponder_misses[side]
 
     def score_line(self) -> str:
         """``+12 =3 -5``: wins, draws and losses of engine A."""
@@ -327,6 +336,8 @@ class Tally:
                 f"{name}: illegal moves {stats.illegal_moves}, time forfeits {stats.time_forfeits}, "
                 f"crashes {stats.crashes}; thinking {per_game:.1f} s per game, longest move "
                 f"{stats.longest_move_s:.2f} s"
+                + (f"; ponder hits {stats.ponder_hits} of {stats.ponder_hits + stats.ponder_misses}"
+                   if stats.ponder_hits + stats.ponder_misses else "")
             )
         return lines
 

@@ -436,6 +436,7 @@ def test_a_ponder_hit_is_timed_from_ponderhit_not_from_go_ponder(ponder_engine) 
     assert tally.stats["B"].longest_move_s >= 0.3 > tally.stats["A"].longest_move_s + 0.1
     assert set(after_each_go_ponder(log_a)) <= {"ponderhit", "stop"}
     assert not [line for line in commands(log_b) if "ponder" in line]    # B was not asked to ponder
+    assert tally.stats["A"].ponder_misses == 0 and tally.stats["A"].ponder_hits >= 2
 
 
 def test_a_ponder_miss_stops_drops_that_answer_and_asks_again(ponder_engine) -> None:
@@ -446,6 +447,8 @@ def test_a_ponder_miss_stops_drops_that_answer_and_asks_again(ponder_engine) -> 
     assert tally.games == 2 and tally.stats["A"].illegal_moves == 0
     lines = commands(log_a)
     assert "ponderhit" not in lines and after_each_go_ponder(log_a).count("stop") >= 2
+    assert tally.stats["A"].ponder_hits == 0 and tally.stats["A"].ponder_misses >= 2
+    assert "; ponder hits 0 of " in tally.summary()[-2] and "ponder" not in tally.summary()[-1]
     stop = lines.index("stop")
     assert lines[stop + 1].startswith("position ") and lines[stop + 2].startswith("go wtime")
 
