@@ -85,10 +85,17 @@ class TimedSearcher:
         self.search_ms: dict[tuple[str, ...], list[int]] = defaultdict(list)
         self._lock = threading.Lock()
 
-    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
-        future = self.pool.submit(initial_fen, moves, limits)
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits,
+               game_id: str | None = None) -> Future[SearchResult]:
+        future = self.pool.submit(initial_fen, moves, limits, game_id=game_id)
         future.add_done_callback(lambda done: self._note(moves, done))
         return future
+
+    def ponder(self, game_id: str, initial_fen: str | None, moves: tuple[str, ...]) -> bool:
+        return self.pool.ponder(game_id, initial_fen, moves)
+
+    def stop_ponder(self, game_id: str) -> None:
+        self.pool.stop_ponder(game_id)
 
     def _note(self, moves: tuple[str, ...], future: Future[SearchResult]) -> None:
         if not future.cancelled() and future.exception() is None:

@@ -7,6 +7,12 @@ when it spends more than its remaining time plus the lag grace, sends an illegal
 (a flag against a side that cannot mate is a draw, as over the board). Nothing is adjudicated
 early: games end by the rules or by a forfeit.
 
+With ``--ponder-a``/``--ponder-b`` an engine that answers ``bestmove X ponder Y`` thinks on its
+opponent's time: it gets the position with ``X Y`` played and ``go ponder`` with the clocks after
+its move; if the opponent plays ``Y`` it gets ``ponderhit`` and its clock runs from that line,
+otherwise ``stop`` (that answer is dropped) and a normal ``go``. Its clock never runs while it
+ponders, but the pondering process does take a core of its own.
+
 Example (see bench/README.md)::
 
     python bench/strength.py --engine-a "knightmate-bot uci" --engine-b bench/fairy_stockfish.sh \\
@@ -37,7 +43,7 @@ from pathlib import Path
 import chess.pgn
 from elo import estimate, score
 from referee import DRAW, STARTING_FEN, Referee, Verdict
-from uci_player import EngineError, UciPlayer
+from uci_player import EngineError, Reply, UciPlayer
 
 from variant import KnightmateBoard
 
@@ -181,18 +187,36 @@ class GameRecord:
     """ILLEGAL_MOVE, TIME_FORFEIT or CRASH when the side to move broke the rules of the match."""
     offender_is_white: bool = False
     detail: str = ""
+    ponder_hits: dict[bool, int] = field(default_factory=lambda: {WHITE: 0, BLACK: 0})
+    ponder_misses: dict[bool, int] = field(default_factory=lambda: {WHITE: 0, BLACK: 0})
 
 
 def play_game(record: GameRecord, players: dict[bool, UciPlayer], clock: GameClock) -> GameRecord:
     """Plays ``record``'s game to its end and fills in the moves, times and result."""
     for player in players.values():
         player.new_game()
+    # The reply each pondering side expects (it is thinking on it now), or None.
+    expected: dict[bool, str | None] = {WHITE: None, BLACK: None}
+    try:
+        return _play_moves(record, players, clock, expected)
+    finally:
+        for side, move in expected.items():
+            if move is not None:
+                players[side].stop_pondering()
+
+
+def _play_moves(record: GameRecord, players: dict[bool, UciPlayer], clock: GameClock,
+                expected: dict[bool, str | None]) -> GameRecord:
     referee = Referee(record.opening.fen, record.opening.moves)
     verdict = referee.verdict()
     while verdict is None:
         side = referee.white_to_move
         player = players[side]
-        reply = player.go(record.opening.position(record.moves), clock.go_arguments(), clock.deadline_s(side))
+        if expected[side] is not None:
+            hit = bool(record.moves) and record.moves[-1] == expected[side]
+            (record.ponder_hits if hit else record.ponder_misses)[side] += 1
+        reply = _answer(player, record, clock, side, expected[side])
+        expected[side] = None
         flagged = clock.charge(side, reply.elapsed_s * 1000)
         if reply.crashed:
             verdict = _forfeit(record, referee, side, CRASH, f"{player.name} died")
@@ -208,8 +232,21 @@ def play_game(record: GameRecord, players: dict[bool, UciPlayer], clock: GameClo
             record.moves.append(reply.bestmove)
             record.seconds.append(reply.elapsed_s)
             verdict = referee.verdict()
+            if verdict is None and player.ponder and reply.ponder:
+                player.start_pondering(record.opening.position([*record.moves, reply.ponder]), clock.go_arguments())
+                expected[side] = reply.ponder
     record.result, record.reason = verdict.result, verdict.reason
     return record
+
+
+def _answer(player: UciPlayer, record: GameRecord, clock: GameClock, side: bool, expected: str | None) -> Reply:
+    """The move of ``side``: a ``ponderhit`` when the opponent played the expected reply, else a
+    ``go`` (after stopping the ponder search on another reply). The clock runs from that line."""
+    if expected is not None and record.moves and record.moves[-1] == expected:
+        return player.ponderhit(clock.deadline_s(side))
+    if expected is not None:
+        player.stop_pondering()
+    return player.go(record.opening.position(record.moves), clock.go_arguments(), clock.deadline_s(side))
 
 
 def _forfeit(record: GameRecord, referee: Referee, side: bool, kind: str, detail: str) -> Verdict:
@@ -231,6 +268,8 @@ class EngineStats:
     think_seconds: float = 0.0
     longest_move_s: float = 0.0
     games: int = 0
+    ponder_hits: int = 0
+    ponder_misses: int = 0
 
 
 class Tally:
@@ -270,8 +309,10 @@ class Tally:
             stats = self.stats[record.white if is_white else record.black]
             stats.think_seconds += seconds
             stats.longest_move_s = max(stats.longest_move_s, seconds)
-        for name in (record.white, record.black):
+        for name, side in ((record.white, WHITE), (record.black, BLACK)):
             self.stats[name].games += 1
+            self.stats[name].ponder_hits += record.ponder_hits[side]
+            self.stats[name].ponder_misses += record.ponder_misses[side]
 
     def score_line(self) -> str:
         """``+12 =3 -5``: wins, draws and losses of engine A."""
@@ -295,6 +336,8 @@ class Tally:
                 f"{name}: illegal moves {stats.illegal_moves}, time forfeits {stats.time_forfeits}, "
                 f"crashes {stats.crashes}; thinking {per_game:.1f} s per game, longest move "
                 f"{stats.longest_move_s:.2f} s"
+                + (f"; ponder hits {stats.ponder_hits} of {stats.ponder_hits + stats.ponder_misses}"
+                   if stats.ponder_hits + stats.ponder_misses else "")
             )
         return lines
 
@@ -351,6 +394,8 @@ class MatchConfig:
     lag_grace_ms: int
     concurrency: int
     pgn: Path | None
+    ponder_a: bool = False
+    ponder_b: bool = False
 
 
 def schedule(openings: Sequence[Opening], games: int, seed: int) -> Iterator[tuple[int, Opening, bool]]:
@@ -375,8 +420,8 @@ class Match:
         config = self.config
         names: tuple[str, str] = ("", "")
         for _ in range(config.concurrency):
-            a = UciPlayer(config.name_a or "A", config.command_a, config.options_a)
-            b = UciPlayer(config.name_b or "B", config.command_b, config.options_b)
+            a = UciPlayer(config.name_a or "A", config.command_a, config.options_a, ponder=config.ponder_a)
+            b = UciPlayer(config.name_b or "B", config.command_b, config.options_b, ponder=config.ponder_b)
             self.all_players += [a, b]
             a.start()
             b.start()
@@ -439,15 +484,15 @@ class Match:
 
 def _distinct_names(a: UciPlayer, b: UciPlayer, config: MatchConfig) -> tuple[str, str]:
     """The names given, else each engine's ``id name`` with its options, told apart if equal."""
-    name_a = config.name_a or _described(a.engine_name, config.options_a)
-    name_b = config.name_b or _described(b.engine_name, config.options_b)
+    name_a = config.name_a or _described(a.engine_name, config.options_a, config.ponder_a)
+    name_b = config.name_b or _described(b.engine_name, config.options_b, config.ponder_b)
     if name_a == name_b:
         name_a, name_b = f"{name_a} (A)", f"{name_b} (B)"
     return name_a, name_b
 
 
-def _described(engine_name: str, options: dict[str, str]) -> str:
-    settings = ", ".join(f"{name}={value}" for name, value in options.items())
+def _described(engine_name: str, options: dict[str, str], ponder: bool) -> str:
+    settings = ", ".join([f"{name}={value}" for name, value in options.items()] + (["ponder"] if ponder else []))
     return f"{engine_name} [{settings}]" if settings else engine_name
 
 
@@ -469,6 +514,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a UCI option for engine A (repeatable)")
     parser.add_argument("--option-b", action="append", type=parse_option, default=[], metavar="NAME=VALUE",
                         help="a UCI option for engine B (repeatable)")
+    parser.add_argument("--ponder-a", action="store_true",
+                        help="let engine A think on B's time (go ponder / ponderhit); off by default")
+    parser.add_argument("--ponder-b", action="store_true", help="let engine B think on A's time")
     parser.add_argument("--name-a", help="engine A's name in the output (default: its id name)")
     parser.add_argument("--name-b", help="engine B's name in the output (default: its id name)")
     parser.add_argument("--games", type=int, default=20, help="number of games (default 20)")
@@ -496,6 +544,7 @@ def config_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) 
         options_a=dict(args.option_a), options_b=dict(args.option_b),
         name_a=args.name_a, name_b=args.name_b, games=args.games, openings=openings,
         time_control=time_control, lag_grace_ms=args.lag_grace_ms, concurrency=args.concurrency, pgn=args.pgn,
+        ponder_a=args.ponder_a, ponder_b=args.ponder_b,
     )
 
 

@@ -3,8 +3,10 @@
 It starts the engine, sets Knightmate and the user's options, sends positions and ``go`` with the
 clocks, and times each answer from just before ``go`` is written to the moment the ``bestmove``
 line was read. A reader thread stamps every line as it arrives, so the runner's own bookkeeping
-is never charged to the engine. It never judges a move: legality and clocks belong to the runner
-and its referee. An engine that dies or stops answering is reported, never waited on forever.
+is never charged to the engine. A pondering engine is sent ``go ponder`` after its move and
+``ponderhit`` (timed from that line) or ``stop`` (its answer dropped) when the opponent has
+moved. It never judges a move: legality and clocks belong to the runner and its referee. An engine
+that dies or stops answering is reported, never waited on forever.
 """
 
 from __future__ import annotations
@@ -33,22 +35,26 @@ class EngineError(Exception):
 
 @dataclass(frozen=True)
 class Reply:
-    """An engine's answer to ``go``: its move (None if it sent none in time), its thinking time, and
-    the lines it sent meanwhile (``info`` lines with depth, score and PV)."""
+    """An engine's answer to ``go``: its move (None if it sent none in time), its thinking time, the
+    lines it sent meanwhile (``info`` lines with depth, score and PV), and the reply it expects
+    (``bestmove ... ponder <move>``), if it named one."""
 
     bestmove: str | None
     elapsed_s: float
     crashed: bool = False
     output: tuple[str, ...] = ()
+    ponder: str | None = None
 
 
 class UciPlayer:
     """One engine process, restarted by :meth:`new_game` after it died or was killed."""
 
-    def __init__(self, name: str, command: Sequence[str], options: Mapping[str, str]) -> None:
+    def __init__(self, name: str, command: Sequence[str], options: Mapping[str, str], ponder: bool = False) -> None:
         self.name = name
         self.command = list(command)
         self.options = dict(options)
+        self.ponder = ponder
+        """Whether the runner lets this engine think on its opponent's time."""
         self.engine_name = Path(self.command[0]).name if self.command else "?"
         """The engine's ``id name`` once started."""
         self._process: subprocess.Popen[str] | None = None
@@ -86,6 +92,8 @@ class UciPlayer:
             if option.lower() not in advertised:
                 raise EngineError(f"{self.name} has no option {option!r}")
             self.send(f"setoption name {option} value {value}")
+        if self.ponder and "ponder" in advertised:
+            self.send("setoption name Ponder value true")
         self.is_ready()
 
     def close(self) -> None:
@@ -134,6 +142,35 @@ class UciPlayer:
             self.send(f"go {clocks}")
         except EngineError:
             return Reply(None, 0.0, crashed=True)
+        return self._await_bestmove(started, deadline_s)
+
+    def start_pondering(self, position: str, clocks: str) -> None:
+        """Sends ``position`` (the expected reply played) and ``go ponder``; returns at once. The
+        caller follows with :meth:`ponderhit` or :meth:`stop_pondering`."""
+        self._discard_stale_lines()
+        try:
+            self.send(f"position {position}")
+            self.send(f"go ponder {clocks}")
+        except EngineError:
+            pass  # a dead engine shows as a crash at its next move
+
+    def ponderhit(self, deadline_s: float) -> Reply:
+        """The expected reply was played: sends ``ponderhit`` and waits for ``bestmove`` as :meth:`go`
+        does, timed from this moment (the pondering itself is free)."""
+        if not self._discard_stale_lines():
+            return Reply(None, 0.0, crashed=True)
+        try:
+            started = time.monotonic()
+            self.send("ponderhit")
+        except EngineError:
+            return Reply(None, 0.0, crashed=True)
+        return self._await_bestmove(started, deadline_s)
+
+    def stop_pondering(self) -> None:
+        """Another reply was played, or the game is over: the ponder search is stopped, its move dropped."""
+        self.recover()
+
+    def _await_bestmove(self, started: float, deadline_s: float) -> Reply:
         output: list[str] = []
         while True:
             remaining = started + deadline_s - time.monotonic()
@@ -145,7 +182,9 @@ class UciPlayer:
                 return Reply(None, stamp - started, crashed=True, output=tuple(output))
             if line.startswith("bestmove"):
                 fields = line.split()
-                return Reply(fields[1] if len(fields) > 1 else "", stamp - started, output=tuple(output))
+                ponder = fields[3] if len(fields) > 3 and fields[2] == "ponder" else None
+                return Reply(fields[1] if len(fields) > 1 else "", stamp - started, output=tuple(output),
+                             ponder=ponder)
             output.append(line)
 
     def _discard_stale_lines(self) -> bool:
@@ -160,7 +199,8 @@ class UciPlayer:
                 return False
 
     def recover(self) -> None:
-        """After a timed-out ``go``: stops the search, or kills an engine that will not stop."""
+        """After a timed-out ``go`` or to end pondering: stops the search, or kills an engine that
+        will not stop."""
         if not self.alive:
             return
         try:

@@ -102,6 +102,7 @@ class EngineSettings:
     options: dict[str, OptionValue] = field(default_factory=dict)
     start_timeout_s: float = 10.0
     hang_margin_s: float = 3.0
+    ponder: bool = True
 
 
 @dataclass(frozen=True)
@@ -276,6 +277,7 @@ _READERS: dict[str, dict[str, Reader]] = {
         "options": _uci_options,
         "start_timeout_s": _number(0.1),
         "hang_margin_s": _number(0.1),
+        "ponder": _boolean,
     },
     "game": {
         "abort_after_s": _number(1.0),

@@ -44,7 +44,6 @@ import chess.engine
 from bot.config import ConfigError, EngineSettings
 from bot.engine import Limits, SearchResult
 from bot.engine.clock import budget
-from bot.player import Searcher
 from bot.search_pool import SearchPool
 from variant import COMMONER, STARTING_FEN, KnightmateBoard
 
@@ -59,9 +58,28 @@ Process = tuple[asyncio.SubprocessTransport, chess.engine.UciProtocol]
 class GameEngine(Protocol):
     """One game's move source: what the player calls, and what the runner closes after the game."""
 
-    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]: ...
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
+        """The move for the position after *moves*; also ends any ponder search of this game."""
+        ...
+
+    def ponder(self, initial_fen: str | None, moves: tuple[str, ...]) -> None:
+        """Think on the opponent's time about the position after *moves*, until the next submit."""
+        ...
+
+    def stop_ponder(self) -> None: ...
 
     def close(self) -> None: ...
+
+
+class Pool(Protocol):
+    """What a :class:`PooledEngine` needs of the shared :class:`~bot.search_pool.SearchPool`; tests fake it."""
+
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits,
+               game_id: str | None = None) -> Future[SearchResult]: ...
+
+    def ponder(self, game_id: str, initial_fen: str | None, moves: tuple[str, ...]) -> bool: ...
+
+    def stop_ponder(self, game_id: str) -> None: ...
 
 
 @runtime_checkable
@@ -79,26 +97,35 @@ class EngineStartError(ConfigError):
 
 
 class PooledEngine:
-    """A game's searches, sent to the search pool that every game shares."""
+    """A game's searches, sent to the search pool that every game shares, named by the game so that
+    they go to its home worker (whose hash knows the game) and end its ponder search."""
 
-    def __init__(self, pool: Searcher) -> None:
+    def __init__(self, pool: Pool, game_id: str) -> None:
         self.pool = pool
+        self.game_id = game_id
 
     def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
-        return self.pool.submit(initial_fen, moves, limits)
+        return self.pool.submit(initial_fen, moves, limits, game_id=self.game_id)
+
+    def ponder(self, initial_fen: str | None, moves: tuple[str, ...]) -> None:
+        self.pool.ponder(self.game_id, initial_fen, moves)
+
+    def stop_ponder(self) -> None:
+        self.pool.stop_ponder(self.game_id)
 
     def close(self) -> None:
-        """Nothing to do: the pool outlives its games and belongs to whoever made it."""
+        """Ends the game's pondering; the pool outlives its games and belongs to whoever made it."""
+        self.stop_ponder()
 
 
 class BuiltinEngines:
-    """The built-in engine: every game searches in one pool (in tests, any :class:`Searcher`)."""
+    """The built-in engine: every game searches in one pool (in tests, any :class:`Pool`)."""
 
-    def __init__(self, pool: Searcher) -> None:
+    def __init__(self, pool: Pool) -> None:
         self.pool = pool
 
     def open(self, game_id: str) -> PooledEngine:
-        return PooledEngine(self.pool)
+        return PooledEngine(self.pool, game_id)
 
 
 # -- what an external engine is told -------------------------------------------------------------
@@ -245,6 +272,13 @@ class UciGameEngine:
         board = engine_board(initial_fen, moves)
         return asyncio.run_coroutine_threadsafe(self._play(board, limits), self._loop)
 
+    def ponder(self, initial_fen: str | None, moves: tuple[str, ...]) -> None:
+        """Nothing to do: with ``engine.ponder`` on, chess.engine already has the engine pondering on
+        its expected reply since its last ``bestmove``, and turns that into ``ponderhit`` or ``stop``."""
+
+    def stop_ponder(self) -> None:
+        """Nothing to do: the next search, or :meth:`close`, ends the engine's pondering."""
+
     def close(self) -> None:
         """Quits the engine in the background (see :attr:`closing`); a second call does nothing."""
         if self.closing is None:
@@ -302,7 +336,7 @@ class UciGameEngine:
         limit = engine_limit(limits, board.turn)
         started = time.monotonic()
         try:
-            play = await asyncio.wait_for(protocol.play(board, limit, info=INFO),
+            play = await asyncio.wait_for(protocol.play(board, limit, info=INFO, ponder=self.settings.ponder),
                                           answer_due_s(limit, board.turn, self.settings.hang_margin_s))
         except TimeoutError:
             self._restart("did not answer in its time and the margin (killed)")

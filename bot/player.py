@@ -21,30 +21,26 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Protocol
+from typing import Any
 
 import chess
 
 from bot.client import Client, ClientError, GameStreamLost, MoveOutcome
 from bot.config import Settings
-from bot.engine import Limits, SearchResult
+from bot.engine import SearchResult
+from bot.engines import GameEngine
 from bot.events import ChatLine, GameEnded, GameFull, GameState, KeepAlive
 from bot.game import Game, Result
+from bot.search_pool import ponder_line
 from bot.storage import write_pgn
 
 log = logging.getLogger(__name__)
 
 
-class Searcher(Protocol):
-    """What the player needs of the search pool (:class:`bot.search_pool.SearchPool`); tests fake it."""
-
-    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]: ...
-
-
 class GamePlayer:
     """One game from its first line to its PGN. :meth:`start` it; the runner is told through ``on_done``."""
 
-    def __init__(self, game_id: str, *, client: Client, searcher: Searcher, settings: Settings, username: str,
+    def __init__(self, game_id: str, *, client: Client, searcher: GameEngine, settings: Settings, username: str,
                  on_done: Callable[[str, Result | None], None], share: Callable[[], float] = lambda: 1.0) -> None:
         self.game_id = game_id
         self.client = client
@@ -182,6 +178,7 @@ class GamePlayer:
         self._thinking_ply = ply
         self._fallback_at = game.fallback_deadline()
         try:
+            # The request also ends this game's ponder search (a hit goes on as this search).
             future = self.searcher.submit(game.initial_fen, game.state.moves, game.limits(share=self.share()))
         except Exception as error:  # the pool could not even take the job
             log.error("game %s: search could not start (%s); playing a fallback move", self.game_id, error)
@@ -238,10 +235,18 @@ class GamePlayer:
                 log.info("game %s: offering a draw with this move", self.game_id)
             log.info("game %s: move %d %s (%s) %s", self.game_id, ply // 2 + 1, uci, game.board.san(move),
                      _describe(result))
+            self._ponder(move, result)
         elif outcome in (MoveOutcome.UNCERTAIN, MoveOutcome.REJECTED):
             # Did it land? Reopen the stream: its gameFull tells (see _on_game_full).
             self._unsure_ply = ply
             self.client.interrupt_game_stream(self.game_id)
+
+    def _ponder(self, move: chess.Move, result: SearchResult | None) -> None:
+        """Hook: think on the opponent's time, on the reply the engine expects after our *move*."""
+        game = self.game
+        if self.settings.engine.ponder and game.state is not None:
+            self.searcher.ponder(game.initial_fen,
+                                 ponder_line(game.board, game.state.moves, move, result.pv if result else ()))
 
     def _still_playing(self) -> bool:
         return not (self._over.is_set() or self._stop.is_set())
@@ -295,6 +300,7 @@ class GamePlayer:
         if self.finished.is_set():
             return
         self._over.set()
+        self.searcher.stop_ponder()  # hook: no thinking on a game that is over
         game = self.game
         if lost is None and game.needs_reported_result:
             self._ask_how_it_ended()
@@ -311,7 +317,6 @@ class GamePlayer:
         self.finished.set()
         self._stop.set()
         self.on_done(self.game_id, result)
-
 
     def _ask_how_it_ended(self) -> None:
         """The stream ended the game without a word on how (pychess): ask the server, once per game."""

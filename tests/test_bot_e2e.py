@@ -205,7 +205,8 @@ class FlakyEngine:
         self.pool = pool
         self.calls = 0
 
-    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits,
+               game_id: str | None = None) -> Future[SearchResult]:
         self.calls += 1
         future: Future[SearchResult] = Future()
         if self.calls % 5 == 0:
@@ -213,7 +214,13 @@ class FlakyEngine:
         if self.calls % 2 == 0:
             future.set_exception(RuntimeError("engine bug"))
             return future
-        return self.pool.submit(initial_fen, moves, limits)
+        return self.pool.submit(initial_fen, moves, limits, game_id=game_id)
+
+    def ponder(self, game_id: str, initial_fen: str | None, moves: tuple[str, ...]) -> bool:
+        return self.pool.ponder(game_id, initial_fen, moves)
+
+    def stop_ponder(self, game_id: str) -> None:
+        self.pool.stop_ponder(game_id)
 
 
 def test_engine_failures_and_hangs_are_answered_with_legal_fallback_moves(

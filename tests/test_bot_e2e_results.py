@@ -71,12 +71,19 @@ class HeldSearch:
         self.calls = 0
         self.holding = Future[None]()
 
-    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits,
+               game_id: str | None = None) -> Future[SearchResult]:
         self.calls += 1
         if self.calls == self.held_call:
             self.holding.set_result(None)
             return Future()
-        return self.pool.submit(initial_fen, moves, limits)
+        return self.pool.submit(initial_fen, moves, limits, game_id)
+
+    def ponder(self, game_id: str, initial_fen: str | None, moves: tuple[str, ...]) -> bool:
+        return self.pool.ponder(game_id, initial_fen, moves)
+
+    def stop_ponder(self, game_id: str) -> None:
+        self.pool.stop_ponder(game_id)
 
 
 def test_an_opponent_who_resigns_while_the_bot_thinks_loses_in_the_pgn(pychess: Sandbox, tmp_path: Path,

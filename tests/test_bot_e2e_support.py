@@ -20,8 +20,7 @@ import chess.pgn
 from bot.client import Client
 from bot.config import Secret, Settings
 from bot.demo import local_settings
-from bot.engines import BuiltinEngines, Engines
-from bot.player import Searcher
+from bot.engines import BuiltinEngines, Engines, Pool
 from bot.runner import Runner
 from bot.sandbox import GameRecord, Sandbox
 
@@ -53,7 +52,7 @@ def bot_settings(sandbox: Sandbox, directory: Path, *, concurrency: int = 1, mov
 class LocalBot:
     """The bot on a thread of this process, as ``knightmate-bot run`` would run it."""
 
-    def __init__(self, sandbox: Sandbox, settings: Settings, engines: Engines | Searcher) -> None:
+    def __init__(self, sandbox: Sandbox, settings: Settings, engines: Engines | Pool) -> None:
         self.sandbox = sandbox
         self.settings = settings
         self.client = Client(settings.server, Secret(TOKEN), give_up_after_s=settings.game.give_up_after_s)

@@ -72,6 +72,7 @@ def test_unknown_section_is_named_in_the_error() -> None:
     ({"challenge": {"modes": ["blitz"]}}, "challenge.modes"),
     ({"challenge": {"max_base": True}}, "challenge.max_base"),
     ({"engine": {"move_overhead_ms": 1.5}}, "engine.move_overhead_ms"),
+    ({"engine": {"ponder": "on"}}, "engine.ponder"),
     ({"server": {"dialect": "fics"}}, "server.dialect"),
     ({"bot": {"log_level": "LOUD"}}, "bot.log_level"),
     ({"game": {"pgn_dir": ""}}, "game.pgn_dir"),
@@ -182,3 +183,8 @@ def test_engine_options_keep_their_names_and_values() -> None:
 def test_bad_engine_settings_are_one_line_naming_the_key(engine: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_settings({"engine": engine})
+
+
+def test_pondering_is_on_by_default_and_can_be_turned_off() -> None:
+    assert parse_settings(None).engine.ponder is True
+    assert parse_settings({"engine": {"ponder": False}}).engine.ponder is False

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 
 import chess
@@ -22,8 +23,9 @@ from engine_processes import (
 )
 
 from bot.config import EngineSettings, parse_settings
-from bot.engine import Limits
+from bot.engine import Limits, SearchResult
 from bot.engines import (
+    BuiltinEngines,
     EngineHung,
     EngineStartError,
     UciEngines,
@@ -273,3 +275,31 @@ def test_a_game_whose_engine_cannot_start_fails_its_searches_not_the_bot() -> No
     finally:
         engines.close()
 
+
+
+class RecordingPool:
+    """A search pool that notes what it is asked, for the built-in engine's per-game wrapper."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[object, ...]] = []
+
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits,
+               game_id: str | None = None) -> Future[SearchResult]:
+        self.calls.append(("submit", game_id, *moves))
+        return Future()
+
+    def ponder(self, game_id: str, initial_fen: str | None, moves: tuple[str, ...]) -> bool:
+        self.calls.append(("ponder", game_id, *moves))
+        return True
+
+    def stop_ponder(self, game_id: str) -> None:
+        self.calls.append(("stop_ponder", game_id))
+
+
+def test_a_built_in_games_searches_name_the_game_and_closing_it_ends_its_pondering() -> None:
+    pool = RecordingPool()
+    engine = BuiltinEngines(pool).open("g7")
+    engine.submit(None, ("e2e3",), Limits(movetime=10))
+    engine.ponder(None, ("e2e3", "e7e6"))
+    engine.close()
+    assert pool.calls == [("submit", "g7", "e2e3"), ("ponder", "g7", "e2e3", "e7e6"), ("stop_ponder", "g7")]

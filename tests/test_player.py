@@ -10,10 +10,10 @@ from pathlib import Path
 
 import chess
 
-from bot.client import MoveOutcome
-from bot.config import GameSettings, Settings
+from bot.client import ClientError, MoveOutcome
+from bot.config import EngineSettings, GameSettings, Settings
 from bot.engine import Limits, SearchResult
-from bot.events import GameEnded, GameFull, GameState, GameStreamEvent, Player
+from bot.events import GameEnded, GameFull, GameState, GameStreamEvent, Player, ReportedResult
 from bot.game import Result
 from bot.player import GamePlayer
 
@@ -60,19 +60,42 @@ class ScriptedClient:
     def chat(self, game_id: str, text: str) -> None:
         pass
 
+    def reported_result(self, game_id: str) -> ReportedResult:
+        raise ClientError("this script has no round socket")
+
 
 class OneMoveEngine:
+    """Plays e2e3 (expecting e7e6) as its first move, d2d3 (no expected reply) after; notes every call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, ...]] = []
+
     def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
+        self.calls.append(("submit", *moves))
         future: Future[SearchResult] = Future()
-        move = chess.Move.from_uci("e2e3" if not moves else "d2d3")
-        future.set_result(SearchResult(move, 0, None, 1, 1, 1, (move,)))
+        if not moves:
+            pv = (chess.Move.from_uci("e2e3"), chess.Move.from_uci("e7e6"))
+        else:
+            pv = (chess.Move.from_uci("d2d3"),)
+        future.set_result(SearchResult(pv[0], 0, None, 1, 1, 1, pv))
         return future
 
+    def ponder(self, initial_fen: str | None, moves: tuple[str, ...]) -> None:
+        self.calls.append(("ponder", *moves))
 
-def run_player(client: ScriptedClient, tmp_path: Path) -> tuple[GamePlayer, list[Result | None]]:
-    settings = Settings(game=GameSettings(pgn_dir=str(tmp_path), greeting="", goodbye=""))
+    def stop_ponder(self) -> None:
+        self.calls.append(("stop_ponder",))
+
+    def close(self) -> None:
+        self.calls.append(("close",))
+
+
+def run_player(client: ScriptedClient, tmp_path: Path, engine: OneMoveEngine | None = None,
+               ponder: bool = True) -> tuple[GamePlayer, list[Result | None]]:
+    settings = Settings(engine=EngineSettings(ponder=ponder),
+                        game=GameSettings(pgn_dir=str(tmp_path), greeting="", goodbye=""))
     done: list[Result | None] = []
-    player = GamePlayer("g1", client=client, searcher=OneMoveEngine(), settings=settings,  # type: ignore[arg-type]
+    player = GamePlayer("g1", client=client, searcher=engine or OneMoveEngine(), settings=settings,  # type: ignore[arg-type]
                         username="mybot", on_done=lambda game_id, result: done.append(result))
     player.start()
     return player, done
@@ -99,3 +122,32 @@ def test_an_unanswered_move_that_did_not_land_is_posted_once_more(tmp_path: Path
     client.lines.put(GameEnded())
     assert player.finished.wait(5)
     assert client.posts == ["e2e3", "e2e3", "d2d3"] and len(done) == 1
+
+
+# Pondering hooks.
+
+def play_two_moves(tmp_path: Path, ponder: bool) -> list[tuple[str, ...]]:
+    client = ScriptedClient([MoveOutcome.LANDED, MoveOutcome.LANDED], after_interrupt=full(()))
+    engine = OneMoveEngine()
+    player, _ = run_player(client, tmp_path, engine, ponder=ponder)
+    client.lines.put(full(()))
+    client.wait(posts=1, interrupts=0)
+    client.lines.put(GameState(("e2e3", "e7e6"), 60_000, 60_000, 0, 0, "started"))
+    client.wait(posts=2, interrupts=0)
+    client.lines.put(GameEnded())
+    assert player.finished.wait(5)
+    return engine.calls
+
+
+def test_the_player_ponders_after_each_move_and_stops_when_the_game_ends(tmp_path: Path) -> None:
+    assert play_two_moves(tmp_path, ponder=True) == [
+        ("submit",),
+        ("ponder", "e2e3", "e7e6"),                   # on the reply the engine expects
+        ("submit", "e2e3", "e7e6"),                   # the next request ends the ponder search
+        ("ponder", "e2e3", "e7e6", "d2d3"),           # no expected reply: the position after our move
+        ("stop_ponder",),
+    ]
+
+
+def test_with_pondering_off_the_player_never_asks_for_it(tmp_path: Path) -> None:
+    assert [call[0] for call in play_two_moves(tmp_path, ponder=False)] == ["submit", "submit", "stop_ponder"]

@@ -82,11 +82,12 @@ def engine_starts(monkeypatch) -> list[str]:
 
 
 def play_match(command_a: list[str], command_b: list[str], opening: str, games: int = 2,
-               tc: str = "5+0", lag_grace_ms: int = 50, pgn: Path | None = None, concurrency: int = 1) -> Tally:
+               tc: str = "5+0", lag_grace_ms: int = 50, pgn: Path | None = None, concurrency: int = 1,
+               ponder_a: bool = False) -> Tally:
     config = MatchConfig(
         command_a=command_a, command_b=command_b, options_a={}, options_b={}, name_a="A", name_b="B",
         games=games, openings=[parse_opening(opening, 1)], time_control=TimeControl.parse(tc),
-        lag_grace_ms=lag_grace_ms, concurrency=concurrency, pgn=pgn,
+        lag_grace_ms=lag_grace_ms, concurrency=concurrency, pgn=pgn, ponder_a=ponder_a,
     )
     match = Match(config)
     try:
@@ -350,6 +351,106 @@ def test_command_line_prints_score_elo_and_faults(tmp_path: Path, capsys) -> Non
     assert "Score of Random Mover (A) vs Random Mover (B): +" in output
     assert "Elo difference: " in output
     assert "Random Mover (B): illegal moves 0, time forfeits 0, crashes 0" in output
+
+
+# Pondering.
+
+PONDER_ENGINE = """
+import sys
+import time
+from variant import KnightmateBoard
+
+mode, log = sys.argv[1], open(sys.argv[2], "a")
+board, pondering = KnightmateBoard(), False
+
+def ordered(board):
+    return sorted(board.uci(move) for move in board.legal_moves)
+
+for line in sys.stdin:
+    log.write(line)
+    log.flush()
+    words = line.split() or [""]
+    if words[0] == "uci":
+        print("id name Ponder " + mode)
+        print("option name Ponder type check default false")
+        print("uciok")
+    elif words[0] == "isready":
+        print("readyok")
+    elif words[0] == "position":
+        split = words.index("moves") if "moves" in words else len(words)
+        board = KnightmateBoard() if words[1] == "startpos" else KnightmateBoard(" ".join(words[2:split]))
+        for text in words[split + 1:]:
+            board.push_uci(text)
+    elif words[0] == "go" and "ponder" in words:
+        pondering = True
+    elif words[0] == "go":
+        if mode == "slow-first":
+            time.sleep(0.3)
+        move = ordered(board)[-1 if mode == "last" else 0]
+        board.push_uci(move)
+        replies = ordered(board)
+        print("bestmove " + move + (" ponder " + replies[0] if replies else ""))
+    elif words[0] == "ponderhit" and pondering:
+        pondering = False
+        print("bestmove " + ordered(board)[0])
+    elif words[0] == "stop" and pondering:
+        pondering = False
+        print("bestmove 0000")
+    elif words[0] == "quit":
+        break
+    sys.stdout.flush()
+"""
+
+
+@pytest.fixture
+def ponder_engine(tmp_path: Path):
+    """A fake engine that predicts the first legal reply in UCI order and logs what it is sent.
+    Modes: ``first`` plays the first legal move, ``slow-first`` the same after 0.3 s, ``last`` the
+    last one; a pondering side answers ``ponderhit`` with the first move and ``stop`` with 0000."""
+    script = tmp_path / "ponder_engine.py"
+    script.write_text(PONDER_ENGINE)
+
+    def command(mode: str, log: str) -> tuple[list[str], Path]:
+        path = tmp_path / log
+        return [sys.executable, str(script), mode, str(path)], path
+
+    return command
+
+
+def commands(log: Path) -> list[str]:
+    return log.read_text().splitlines()
+
+
+def after_each_go_ponder(log: Path) -> list[str]:
+    lines = commands(log)
+    return [lines[index + 1] for index, line in enumerate(lines) if line.startswith("go ponder")]
+
+
+def test_a_ponder_hit_is_timed_from_ponderhit_not_from_go_ponder(ponder_engine) -> None:
+    command_a, log_a = ponder_engine("first", "a.log")
+    command_b, log_b = ponder_engine("slow-first", "b.log")
+    tally = play_match(command_a, command_b, NEAR_FIFTY_MOVES, ponder_a=True)
+    assert tally.games == 2 and tally.stats["A"].illegal_moves == tally.stats["A"].time_forfeits == 0
+    assert "ponderhit" in commands(log_a) and "setoption name Ponder value true" in commands(log_a)
+    # A thought on B's 0.3 s per move, yet each of its moves took only the answer to ponderhit.
+    assert tally.stats["B"].longest_move_s >= 0.3 > tally.stats["A"].longest_move_s + 0.1
+    assert set(after_each_go_ponder(log_a)) <= {"ponderhit", "stop"}
+    assert not [line for line in commands(log_b) if "ponder" in line]    # B was not asked to ponder
+    assert tally.stats["A"].ponder_misses == 0 and tally.stats["A"].ponder_hits >= 2
+
+
+def test_a_ponder_miss_stops_drops_that_answer_and_asks_again(ponder_engine) -> None:
+    command_a, log_a = ponder_engine("first", "a.log")
+    command_b, _ = ponder_engine("last", "b.log")
+    tally = play_match(command_a, command_b, NEAR_FIFTY_MOVES, ponder_a=True)
+    # A's answer to stop is 0000: had the runner played it, A would have lost on an illegal move.
+    assert tally.games == 2 and tally.stats["A"].illegal_moves == 0
+    lines = commands(log_a)
+    assert "ponderhit" not in lines and after_each_go_ponder(log_a).count("stop") >= 2
+    assert tally.stats["A"].ponder_hits == 0 and tally.stats["A"].ponder_misses >= 2
+    assert "; ponder hits 0 of " in tally.summary()[-2] and "ponder" not in tally.summary()[-1]
+    stop = lines.index("stop")
+    assert lines[stop + 1].startswith("position ") and lines[stop + 2].startswith("go wtime")
 
 
 @pytest.mark.slow

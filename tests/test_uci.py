@@ -117,7 +117,8 @@ def test_position_accepts_commoner_promotion_in_both_letters(promotion: str) -> 
     "go depth -1",
     "go movetime abc",
     "go sideways",
-    "go ponder",
+    "ponderhit",
+    "setoption name Ponder value maybe",
     "fly",
 ])
 def test_malformed_input_gets_info_string_error_and_keeps_position(line: str) -> None:
@@ -164,3 +165,83 @@ def test_undecodable_input_does_not_crash_the_process() -> None:
     lines = completed.stdout.decode().splitlines()
     assert completed.returncode == 0
     assert lines[0].startswith("info string error: unknown command") and lines[1] == "readyok"
+
+
+# Pondering.
+
+def legal_ucis(moves: tuple[str, ...]) -> set[str]:
+    board = KnightmateBoard()
+    for uci in moves:
+        board.push_uci(uci)
+    return {board.uci(move) for move in board.legal_moves}
+
+
+def info_time_ms(line: str) -> int:
+    words = line.split()
+    return int(words[words.index("time") + 1])
+
+
+def ponder_until(transcript: Transcript, moves: tuple[str, ...], go: str, ms: int) -> list[str]:
+    """Starts ``go ponder`` on startpos + *moves*; returns the lines up to an iteration at least *ms* in."""
+    transcript.send(f"position startpos moves {' '.join(moves)}", f"go ponder {go}")
+    lines: list[str] = []
+    while not lines or not lines[-1].startswith("info depth") or info_time_ms(lines[-1]) < ms:
+        lines.append(transcript.lines.get(timeout=TIMEOUT_S))
+    return lines
+
+
+def test_handshake_offers_ponder_as_gui_expect() -> None:
+    transcript = Transcript()
+    transcript.send("uci")
+    assert "option name Ponder type check default false" in transcript.read_until("uciok")
+    transcript.send("setoption name Ponder value true", "isready")
+    assert transcript.read_until("readyok") == ["readyok"]
+
+
+def test_bestmove_names_the_expected_reply_to_ponder_on() -> None:
+    transcript = Transcript()
+    transcript.send("position startpos moves e2e4", "go depth 4")
+    words = transcript.read_until("bestmove")[-1].split()
+    assert words[0] == "bestmove" and words[2] == "ponder"
+    assert words[1] in legal_ucis(("e2e4",)) and words[3] in legal_ucis(("e2e4", words[1]))
+
+
+def test_ponderhit_turns_the_ponder_search_into_a_timed_one_that_ends_by_itself() -> None:
+    transcript = Transcript()
+    # 300 ms on the clock would end a normal search in well under 100 ms.
+    lines = ponder_until(transcript, ("e2e4", "e7e5"), "wtime 300 btime 300", ms=300)
+    assert not [line for line in lines if line.startswith("bestmove")]
+    transcript.send("ponderhit")
+    assert transcript.read_until("bestmove")[-1].split()[1] in legal_ucis(("e2e4", "e7e5"))
+
+
+def test_stop_during_ponder_answers_a_legal_bestmove() -> None:
+    transcript = Transcript()
+    ponder_until(transcript, ("e2e4", "e7e5"), "wtime 60000 btime 60000", ms=50)
+    transcript.send("stop")
+    assert transcript.read_until("bestmove")[-1].split()[1] in legal_ucis(("e2e4", "e7e5"))
+
+
+def test_a_ponder_miss_stops_and_searches_the_position_really_played() -> None:
+    transcript = Transcript()
+    ponder_until(transcript, ("e2e4", "e7e5"), "wtime 60000 btime 60000", ms=50)
+    transcript.send("stop")
+    transcript.read_until("bestmove")
+    transcript.send("position startpos moves e2e4 d7d5", "go wtime 2000 btime 2000")
+    lines = transcript.read_until("bestmove")
+    assert not [line for line in lines if "error" in line]
+    assert lines[-1].split()[1] in legal_ucis(("e2e4", "d7d5"))
+
+
+def test_python_chess_can_play_against_the_process_with_pondering_on() -> None:
+    # python-chess sends 'go ponder' on the expected reply after each move, and 'stop' before the next command.
+    board = KnightmateBoard()
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "bot.cli", "uci"], timeout=TIMEOUT_S)
+    try:
+        for _ in range(3):
+            result = engine.play(board, chess.engine.Limit(white_clock=5, black_clock=5), ponder=True)
+            assert result.move in board.legal_moves and result.ponder is not None
+            board.push(result.move)
+            board.push(result.ponder)
+    finally:
+        engine.quit()

@@ -4,11 +4,16 @@
 :class:`Budget` is what the search obeys: a soft limit after which no new iteration starts and a
 hard deadline checked inside the search. All times are milliseconds.
 
+A :class:`Ponder` turns a search started on the opponent's time into a timed one at the moment
+the predicted move is played.
+
 This module must never look at a board beyond whose turn it is, and never sleep.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass
 
 import chess
@@ -94,3 +99,43 @@ def budget(limits: Limits, turn: chess.Color) -> Budget:
         soft = clock_soft if soft is None else min(soft, clock_soft)
         hard = clock_hard if hard is None else min(hard, clock_hard)
     return Budget(soft, hard)
+
+
+class Ponder:
+    """The link between a search started on the opponent's time and whoever started it.
+
+    Such a search has no time limit. When the opponent plays the predicted move, :meth:`hit` hands
+    it the limits of the real move; the search then obeys them, its clock counted from that moment,
+    and goes on with the iteration it was in (what it searched is kept). Thread-safe: one thread
+    calls :meth:`hit`, the search reads.
+    """
+
+    def __init__(self) -> None:
+        self._hit = threading.Event()
+        self._limits = Limits()
+        self._hit_at = 0.0
+
+    def hit(self, limits: Limits) -> None:
+        """The predicted move was played: search on under *limits*, timed from now."""
+        if not self._hit.is_set():
+            self._limits = limits
+            self._hit_at = time.perf_counter()
+            self._hit.set()
+
+    @property
+    def is_hit(self) -> bool:
+        return self._hit.is_set()
+
+    @property
+    def limits(self) -> Limits:
+        """The limits given by :meth:`hit` (all unset before it)."""
+        return self._limits
+
+    @property
+    def hit_at(self) -> float:
+        """``time.perf_counter()`` at :meth:`hit`, the start of the move's clock."""
+        return self._hit_at
+
+    def wait(self, timeout: float) -> bool:
+        """Waits up to *timeout* seconds for :meth:`hit`; True once it came."""
+        return self._hit.wait(timeout)

@@ -1,10 +1,16 @@
 """``knightmate-bot uci``: the engine behind the Universal Chess Interface, on stdin/stdout.
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``setoption`` (``UCI_Variant`` = knightmate,
-``Hash``, ``Move Overhead``), ``position startpos|fen <fen> [moves ...]`` (``m`` and ``n``
-commoner promotions), ``go`` (wtime, btime, winc, binc, movestogo, movetime, depth, nodes,
-infinite), ``stop`` and ``quit``. Searches run on a worker thread so ``stop`` and ``isready``
-are answered while the engine thinks.
+``Hash``, ``Move Overhead``, ``Ponder``), ``position startpos|fen <fen> [moves ...]`` (``m`` and
+``n`` commoner promotions), ``go`` (wtime, btime, winc, binc, movestogo, movetime, depth, nodes,
+infinite, ponder), ``ponderhit``, ``stop`` and ``quit``. Searches run on a worker thread so
+``stop``, ``ponderhit`` and ``isready`` are answered while the engine thinks.
+
+Pondering: ``go ponder`` searches the position (the GUI's guess at the opponent's reply already
+played) without a time limit; ``ponderhit`` turns it into a normal search under the ``go``
+command's limits, timed from that moment and keeping what was searched; ``stop`` ends it with a
+``bestmove`` the GUI discards. ``bestmove`` names the expected reply (``ponder <move>``) whenever
+the principal variation has one.
 
 Input is untrusted: a malformed or illegal command gets an ``info string error`` line and leaves
 the previous state in place. This module must never crash on input, and never write anything to
@@ -22,7 +28,7 @@ from typing import TextIO
 import chess
 
 from bot import __version__
-from bot.engine.clock import Limits
+from bot.engine.clock import Limits, Ponder
 from bot.engine.search import Engine, SearchResult
 from variant import KnightmateBoard
 
@@ -54,6 +60,9 @@ class UciSession:
         self.move_overhead_ms = DEFAULT_MOVE_OVERHEAD_MS
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # The running search's ponder handle and the limits it gets at ``ponderhit``.
+        self._ponder: Ponder | None = None
+        self._ponder_limits = Limits()
         # Set from the moment a search has decided its bestmove: a GUI may send the next 'go'
         # as soon as it reads that line, before the search thread has quite finished.
         self._idle = threading.Event()
@@ -65,6 +74,7 @@ class UciSession:
             "setoption": self._setoption,
             "position": self._position,
             "go": self._go,
+            "ponderhit": self._ponderhit,
             "stop": lambda _: self.stop_search(),
             "debug": lambda _: None,
         }
@@ -101,6 +111,8 @@ class UciSession:
         self.send(f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}")
         self.send(f"option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD_MS} min 0 "
                   f"max {MAX_MOVE_OVERHEAD_MS}")
+        # The GUI decides when to ponder; the option only tells it that this engine can.
+        self.send("option name Ponder type check default false")
         self.send("uciok")
 
     def _new_game(self, _: list[str]) -> None:
@@ -124,6 +136,9 @@ class UciSession:
             self.engine.hash_mb = _int_in_range(name, value, 1, MAX_HASH_MB)
         elif key == "move overhead":
             self.move_overhead_ms = _int_in_range(name, value, 0, MAX_MOVE_OVERHEAD_MS)
+        elif key == "ponder":
+            if value.lower() not in ("true", "false"):
+                raise UciError(f"Ponder must be true or false, got {value!r}")
         else:
             raise UciError(f"unknown option {name!r}")
 
@@ -157,13 +172,25 @@ class UciSession:
     def _go(self, arguments: list[str]) -> None:
         if not self._idle.is_set():
             raise UciError("already searching; send 'stop' first")
-        limits = self._limits(arguments)
+        pondering = "ponder" in arguments
+        limits = self._limits([token for token in arguments if token != "ponder"])
         board = self.board.copy()
         self.stop_search()
         self._stop.clear()
         self._idle.clear()
-        self._thread = threading.Thread(target=self._search, args=(board, limits), name="uci-search", daemon=True)
+        self._ponder = Ponder() if pondering else None
+        self._ponder_limits = limits
+        self._thread = threading.Thread(target=self._search, args=(board, limits, self._ponder),
+                                        name="uci-search", daemon=True)
         self._thread.start()
+
+    def _ponderhit(self, _: list[str]) -> None:
+        """The opponent played the move pondered on: the search goes on as a normal one."""
+        ponder = self._ponder
+        if ponder is None or self._idle.is_set():
+            raise UciError("not pondering")
+        self._ponder = None
+        ponder.hit(self._ponder_limits)
 
     def _limits(self, arguments: list[str]) -> Limits:
         values: dict[str, int] = {}
@@ -173,8 +200,6 @@ class UciSession:
             token = arguments[index]
             if token == "infinite":
                 infinite = True
-            elif token == "ponder":
-                raise UciError("pondering is not supported")
             elif token in _GO_INT_ARGUMENTS:
                 if index + 1 >= len(arguments):
                     raise UciError(f"'go {token}' needs a number")
@@ -199,22 +224,26 @@ class UciSession:
             movestogo=values.get("movestogo"),
         )
 
-    def _search(self, board: KnightmateBoard, limits: Limits) -> None:
+    def _search(self, board: KnightmateBoard, limits: Limits, ponder: Ponder | None) -> None:
         try:
-            result = self.engine.search(board, limits, stop=self._stop, on_info=lambda info: self._info(board, info))
+            result = self.engine.search(board, limits, stop=self._stop, on_info=lambda info: self._info(board, info),
+                                        ponder=ponder)
             if limits.infinite:
                 self._stop.wait()  # UCI: no bestmove before 'stop' in an infinite search
             self._info(board, result)
-            self._bestmove(board, result.move)
+            self._bestmove(board, result.move, result.pv)
         except Exception:
             logger.exception("search failed")
             self.send("info string error: internal error in search")
-            self._bestmove(board, next(iter(board.legal_moves), None))
+            self._bestmove(board, next(iter(board.legal_moves), None), ())
 
-    def _bestmove(self, board: KnightmateBoard, move: chess.Move | None) -> None:
+    def _bestmove(self, board: KnightmateBoard, move: chess.Move | None, pv: tuple[chess.Move, ...]) -> None:
+        line = f"bestmove {board.uci(move) if move else '(none)'}"
+        if move is not None and len(pv) >= 2 and pv[0] == move:
+            line += f" ponder {_uci_line(board, pv[:2])[1]}"
         with self._write_lock:
             self._idle.set()
-            self._write_line(f"bestmove {board.uci(move) if move else '(none)'}")
+            self._write_line(line)
 
     def _info(self, board: KnightmateBoard, info: SearchResult) -> None:
         score = f"mate {info.mate}" if info.mate is not None else f"cp {info.score_cp}"
