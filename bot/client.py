@@ -30,7 +30,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
@@ -38,6 +38,7 @@ from urllib.parse import quote
 
 import berserk
 import requests
+import urllib3
 from berserk.exceptions import ApiError, ResponseError
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
@@ -58,7 +59,11 @@ MOVE_RETRY_CAP_S = 2.0
 GAME_STREAM_RETRY_INITIAL_S = 0.5
 GAME_STREAM_RETRY_CAP_S = 4.0
 
+#: A stream that stayed open this long was healthy: the backoff of its next reconnection starts over.
+STABLE_STREAM_S = 30.0
+
 T = TypeVar("T")
+E = TypeVar("E")
 
 
 class ClientError(Exception):
@@ -67,6 +72,11 @@ class ClientError(Exception):
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+    @property
+    def retryable(self) -> bool:
+        """Whether trying again later may succeed: no answer, a rate limit or a server error."""
+        return self.status is None or self.status == 429 or self.status >= 500
 
 
 class GameStreamLost(ClientError):
@@ -152,6 +162,46 @@ class _Failure:
         return self.status is None or self.status == 429 or self.status >= 500
 
 
+#: The longest stream line the bot reads; a longer one is a malformed line, skipped unread. The
+#: longest real lines, a ``gameFull`` of a long game, are a few kilobytes.
+MAX_LINE_BYTES = 256 * 1024
+#: The most bytes taken from the socket per read; a read returns as soon as any bytes arrive.
+READ_CHUNK_BYTES = 16 * 1024
+
+
+def split_lines(chunks: Iterable[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[bytes | None]:
+    """The lines (without their ``\\n``) of a byte stream that arrives in chunks of any size.
+
+    Linear in the bytes read, and never holds more than ``max_bytes`` of one line: a line that
+    grows past it gives one ``None`` (the caller logs a malformed line) and the rest of it is
+    dropped up to its end.
+    """
+    pending = bytearray()
+    skipping = False
+    for chunk in chunks:
+        start = 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            if not skipping:
+                if len(pending) + end - start > max_bytes:
+                    yield None
+                else:
+                    pending += chunk[start:end]
+                    yield bytes(pending)
+            skipping = False
+            pending.clear()
+            start = end + 1
+        if skipping:
+            continue
+        if len(pending) + len(chunk) - start > max_bytes:
+            skipping = True
+            pending.clear()
+            yield None
+        else:
+            pending += chunk[start:]
+    if pending:
+        yield bytes(pending)
+
+
 class LineStream:
     """One open streaming response, read line by line; :meth:`close` interrupts a blocked read
     from another thread (shutdown), which is how the bot leaves its streams promptly."""
@@ -159,16 +209,32 @@ class LineStream:
     def __init__(self, response: requests.Response) -> None:
         self._response = response
         self.url = response.url
+        self.opened_at = time.monotonic()
         self._closed = False
+        self.interrupted = False      # closed on purpose so that the caller reopens it at once
 
-    def lines(self) -> Iterator[bytes]:
-        # chunk_size=1 hands over each line the moment it arrives; ndjson lines are short.
+    def lines(self) -> Iterator[bytes | None]:
+        """The stream's lines as they arrive; ``None`` stands for a line over :data:`MAX_LINE_BYTES`."""
+        return split_lines(self._chunks())
+
+    def _chunks(self) -> Iterator[bytes]:
+        raw = self._response.raw
         try:
-            yield from self._response.iter_lines(chunk_size=1)
+            # read1 hands over whatever has arrived, so a line is never held back waiting for more.
+            while chunk := raw.read1(READ_CHUNK_BYTES, decode_content=True):
+                yield chunk
+        except urllib3.exceptions.HTTPError as error:
+            if not self._closed:
+                raise requests.ConnectionError(f"stream broke: {type(error).__name__}") from error
         except (AttributeError, ValueError, OSError) as error:
             # What a read says when close() pulled the connection from under it.
             if not self._closed:
                 raise requests.ConnectionError(f"stream broke: {type(error).__name__}") from error
+
+    def interrupt(self) -> None:
+        """Closes the stream so that its reader opens it again without a pause."""
+        self.interrupted = True
+        self.close()
 
     def close(self) -> None:
         if self._closed:
@@ -182,6 +248,18 @@ class LineStream:
         except (OSError, RuntimeError, ValueError):
             pass  # already released to the pool or closed: nothing left to interrupt
         self._response.close()
+
+
+@dataclass(frozen=True)
+class _StreamPlan:
+    """How one kind of stream is read and reopened (see :meth:`Client._reopening_lines`)."""
+    endpoint: str                   # for rate limits and logs
+    path: str
+    label: str                      # what the log calls it: "event stream", "game g1: stream"
+    backoff: Backoff
+    stop: threading.Event
+    give_up_after_s: float | None   # raise GameStreamLost after failing this long; None: never
+    lost_on_404: bool               # a 404 means the thing streamed is gone for good
 
 
 class Client:
@@ -242,11 +320,17 @@ class Client:
         self._call_with_retries("chat", lambda: self._post_form(path, {"room": room, "text": text}), attempts=1,
                                 wait_if_paused=False)
 
+    # The calls a game's player makes are tried once, and skipped while their endpoint is paused
+    # after a 429: the player tries them again on its own deadlines, so its thread never sleeps
+    # here while its game goes on.
+
     def abort(self, game_id: str) -> None:
-        self._call_with_retries("abort", lambda: self.api.bots.abort_game(game_id), attempts=3)
+        self._call_with_retries("abort", lambda: self.api.bots.abort_game(game_id), attempts=1,
+                                wait_if_paused=False)
 
     def resign(self, game_id: str) -> None:
-        self._call_with_retries("resign", lambda: self.api.bots.resign_game(game_id), attempts=3)
+        self._call_with_retries("resign", lambda: self.api.bots.resign_game(game_id), attempts=1,
+                                wait_if_paused=False)
 
     def accept_draw(self, game_id: str) -> None:
         """Lichess only: pychess has no draw endpoint for bots."""
@@ -256,7 +340,7 @@ class Client:
     def claim_victory(self, game_id: str) -> None:
         """Lichess only, after ``opponentGone`` counted down."""
         path = f"/api/bot/game/{quote(game_id)}/claim-victory"
-        self._call_with_retries("claim", lambda: self._post_form(path, {}), attempts=3)
+        self._call_with_retries("claim", lambda: self._post_form(path, {}), attempts=1, wait_if_paused=False)
 
     def post_move(self, game_id: str, uci: str, *, offering_draw: bool = False,
                   still_wanted: Callable[[], bool] = lambda: True) -> MoveOutcome:
@@ -354,35 +438,12 @@ class Client:
         Yields a :class:`KeepAlive` for every keep-alive (so the caller can keep a heartbeat), and
         skips (with a log line) lines it cannot parse.
         """
-        backoff = self.backoff()
-        while not self.stop.is_set():
-            if not self.rate_limits.wait("stream_event", self.stop):
-                return
-            stream = None
-            try:
-                stream = self._open("stream_event", "/api/stream/event")
-                log.info("event stream open")
-                for line in stream.lines():
-                    backoff.reset()
-                    try:
-                        event = parse_event_line(self.dialect, line)
-                    except MalformedLine as error:
-                        log.warning("event stream: skipped malformed line %s", error)
-                        continue
-                    if event is not None:
-                        yield event
-                reason = "closed by the server"
-            except (ResponseError, ApiError, requests.RequestException) as error:
-                reason = self._failure("stream_event", error).text
-            finally:
-                if stream is not None:
-                    self._forget(stream)
-            if self.stop.is_set():
-                return
-            delay = backoff.next_delay()
-            log.warning("event stream %s; reopening in %.1f s", reason, delay)
-            if self.stop.wait(delay):
-                return
+        plan = _StreamPlan("stream_event", "/api/stream/event", "event stream", self.backoff(), self.stop,
+                           give_up_after_s=None, lost_on_404=False)
+        for line in self._reopening_lines(plan):
+            event = _parsed(parse_event_line, self.dialect, line, plan.label)
+            if event is not None:
+                yield event
 
     def game_events(self, game_id: str, stop: threading.Event) -> Iterator[GameStreamEvent]:
         """A game's stream, reopened until ``stop`` is set or the caller leaves the loop.
@@ -396,50 +457,69 @@ class Client:
         """
         backoff = Backoff(min(self.settings.backoff_initial_s, GAME_STREAM_RETRY_INITIAL_S),
                           min(self.settings.backoff_max_s, GAME_STREAM_RETRY_CAP_S), self._rng)
+        plan = _StreamPlan("stream_game", self._game_stream_path(game_id), f"game {game_id}: stream", backoff,
+                           stop, give_up_after_s=self.give_up_after_s, lost_on_404=True)
+        for line in self._reopening_lines(plan):
+            event = _parsed(parse_game_line, self.dialect, line, plan.label)
+            if event is not None:
+                yield event
+            if stop.is_set():
+                return
+
+    def _reopening_lines(self, plan: _StreamPlan) -> Iterator[bytes | None]:
+        """The one stream reader: opens ``plan.path``, yields its lines, and reopens it after a drop,
+        a silence or an error, until ``plan.stop`` or :meth:`close`.
+
+        The backoff between attempts starts over only after a stream stayed open for
+        :data:`STABLE_STREAM_S` (not on any line: a server that answers one keep-alive and hangs up
+        must not be reconnected twice a second forever); a stream this client interrupted on
+        purpose is reopened at once.
+        """
         failing_since: float | None = None
-        path = f"/api/bot/game/stream/{quote(game_id)}"
-        while not (stop.is_set() or self.stop.is_set()):
-            if not self.rate_limits.wait("stream_game", self.stop):
+        while not self._stopped(plan.stop):
+            if not self.rate_limits.wait(plan.endpoint, plan.stop) or self.stop.is_set():
                 return
             stream = None
             try:
-                stream = self._open("stream_game", path)
+                stream = self._open(plan.endpoint, plan.path)
+                log.info("%s open", plan.label)
                 for line in stream.lines():
                     failing_since = None
-                    backoff.reset()
-                    try:
-                        event = parse_game_line(self.dialect, line)
-                    except MalformedLine as error:
-                        log.warning("game %s: skipped malformed line %s", game_id, error)
-                        continue
-                    if event is not None:
-                        yield event
-                    if stop.is_set():
-                        return
+                    yield line
                 reason = "closed by the server"
             except (ResponseError, ApiError, requests.RequestException) as error:
-                failure = self._failure("stream_game", error)
-                if failure.status == 404:
-                    raise GameStreamLost(f"game {game_id}: the server does not know it (404)", 404) from None
+                failure = self._failure(plan.endpoint, error)
+                if plan.lost_on_404 and failure.status == 404:
+                    raise GameStreamLost(f"{plan.label}: the server does not know it (404)", 404) from None
                 reason = failure.text
             finally:
                 if stream is not None:
                     self._forget(stream)
-            if stop.is_set() or self.stop.is_set():
+            if self._stopped(plan.stop):
                 return
+            if stream is not None and stream.interrupted:
+                continue
             now = time.monotonic()
+            if stream is not None and now - stream.opened_at >= STABLE_STREAM_S:
+                plan.backoff.reset()
             failing_since = now if failing_since is None else failing_since
-            if now - failing_since > self.give_up_after_s:
-                raise GameStreamLost(f"game {game_id}: stream could not be reopened for "
-                                     f"{now - failing_since:.0f} s ({reason})")
-            delay = backoff.next_delay()
-            log.warning("game %s: stream %s; reopening in %.1f s", game_id, reason, delay)
-            if stop.wait(delay) or self.stop.is_set():
+            if plan.give_up_after_s is not None and now - failing_since > plan.give_up_after_s:
+                raise GameStreamLost(f"{plan.label}: could not be reopened for {now - failing_since:.0f} s ({reason})")
+            delay = plan.backoff.next_delay()
+            log.warning("%s %s; reopening in %.1f s", plan.label, reason, delay)
+            if plan.stop.wait(delay):
                 return
+
+    def _stopped(self, stop: threading.Event) -> bool:
+        return stop.is_set() or self.stop.is_set()
+
+    @staticmethod
+    def _game_stream_path(game_id: str) -> str:
+        return f"/api/bot/game/stream/{quote(game_id)}"
 
     def interrupt_game_stream(self, game_id: str) -> None:
         """Breaks the game's current stream so that it is reopened (and its ``gameFull`` read)."""
-        self._interrupt(f"/api/bot/game/stream/{quote(game_id)}")
+        self._interrupt(self._game_stream_path(game_id))
 
     def interrupt_event_stream(self) -> None:
         """Breaks the event stream so that it is reopened: pychess then re-sends ``gameStart`` for
@@ -450,7 +530,19 @@ class Client:
         with self._streams_lock:
             streams = [stream for stream in self._open_streams if stream.url.endswith(path)]
         for stream in streams:
-            stream.close()
+            stream.interrupt()
+
+
+def _parsed(parse: Callable[[str, bytes], E], dialect: str, line: bytes | None, label: str) -> E | None:
+    """One line parsed, or ``None`` (and a log line) when it is malformed: never the end of a stream."""
+    if line is None:
+        log.warning("%s: skipped malformed line: longer than %d bytes", label, MAX_LINE_BYTES)
+        return None
+    try:
+        return parse(dialect, line)
+    except MalformedLine as error:
+        log.warning("%s: skipped malformed line %s", label, error)
+        return None
 
 
 def _maybe_sent(error: Exception) -> bool:
