@@ -14,12 +14,16 @@ What this module guarantees to its callers:
 * streams are reopened with capped exponential backoff and jitter (:meth:`Client.events`,
   :meth:`Client.game_events`); pychess's 200-with-a-409-inside is retried and given up for a
   game whose stream stays broken for ``give_up_after_s``;
-* an HTTP 429 pauses that endpoint for ``Retry-After`` or ``rate_limit_pause_s`` seconds;
+* an HTTP 429 pauses that endpoint for ``Retry-After`` (at most :data:`MAX_RETRY_AFTER_S`) or
+  ``rate_limit_pause_s`` seconds;
 * a move that met a 429, a 5xx or a failed connection is posted again until it lands or the caller
-  says the game is over; a move whose answer was lost in a timeout is reported as
+  says the game is over (which also ends any wait at once); a move whose clock cannot wait out a
+  pause goes out anyway; a move whose answer was lost in a timeout is reported as
   :data:`MoveOutcome.UNCERTAIN`, never re-posted blindly (on pychess a second post of the same
   move is an illegal move that loses the game).
 
+Every id that goes into a URL path must be a plain token (:func:`bot.wire.is_plain_id`) and is
+escaped as one path segment; any other id is refused with a :class:`ClientError`, never sent.
 It never logs, prints or raises the token, and it never looks at a board.
 """
 
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import random
 import threading
 import time
@@ -44,7 +49,7 @@ from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from bot.config import Secret, ServerSettings
 from bot.events import EventStreamEvent, GameStreamEvent
-from bot.wire import PYCHESS, MalformedLine, parse_event_line, parse_game_line
+from bot.wire import PYCHESS, MalformedLine, is_plain_id, parse_event_line, parse_game_line
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +59,10 @@ PYCHESS_CAPABILITIES = {"X-PyChess-Bot-Capabilities": json.dumps({"version": 1, 
 #: Backoff between attempts to post a move after a 5xx or a failed connection.
 MOVE_RETRY_INITIAL_S = 0.25
 MOVE_RETRY_CAP_S = 2.0
+
+#: The longest pause a server's ``Retry-After`` can put on an endpoint (``inf`` or an hour would
+#: stop it for good); a game's move wakes earlier anyway when the game ends or its clock runs short.
+MAX_RETRY_AFTER_S = 300.0
 
 #: Backoff between attempts to reopen a game's stream.
 GAME_STREAM_RETRY_INITIAL_S = 0.5
@@ -307,15 +316,16 @@ class Client:
         self._call_with_retries("upgrade", self.api.account.upgrade_to_bot, attempts=1)
 
     def accept(self, challenge_id: str) -> None:
+        challenge_id = _segment(challenge_id, "challenge id")
         self._call_with_retries("accept", lambda: self.api.bots.accept_challenge(challenge_id), attempts=3)
 
     def decline(self, challenge_id: str, reason: str) -> None:
         # Form data: pychess silently turns a JSON body's reason into "generic".
-        path = f"/api/challenge/{quote(challenge_id)}/decline"
+        path = f"/api/challenge/{_segment(challenge_id, 'challenge id')}/decline"
         self._call_with_retries("decline", lambda: self._post_form(path, {"reason": reason}), attempts=3)
 
     def chat(self, game_id: str, text: str, room: str = "player") -> None:
-        path = f"/api/bot/game/{quote(game_id)}/chat"
+        path = f"/api/bot/game/{_segment(game_id, 'game id')}/chat"
         # Chat is a courtesy: one try, and never a wait on a paused endpoint in the middle of a game.
         self._call_with_retries("chat", lambda: self._post_form(path, {"room": room, "text": text}), attempts=1,
                                 wait_if_paused=False)
@@ -325,35 +335,44 @@ class Client:
     # here while its game goes on.
 
     def abort(self, game_id: str) -> None:
+        game_id = _segment(game_id, "game id")
         self._call_with_retries("abort", lambda: self.api.bots.abort_game(game_id), attempts=1,
                                 wait_if_paused=False)
 
     def resign(self, game_id: str) -> None:
+        game_id = _segment(game_id, "game id")
         self._call_with_retries("resign", lambda: self.api.bots.resign_game(game_id), attempts=1,
                                 wait_if_paused=False)
 
     def accept_draw(self, game_id: str) -> None:
         """Lichess only: pychess has no draw endpoint for bots."""
-        path = f"/api/bot/game/{quote(game_id)}/draw/yes"
+        path = f"/api/bot/game/{_segment(game_id, 'game id')}/draw/yes"
         self._call_with_retries("draw", lambda: self._post_form(path, {}), attempts=1, wait_if_paused=False)
 
     def claim_victory(self, game_id: str) -> None:
         """Lichess only, after ``opponentGone`` counted down."""
-        path = f"/api/bot/game/{quote(game_id)}/claim-victory"
+        path = f"/api/bot/game/{_segment(game_id, 'game id')}/claim-victory"
         self._call_with_retries("claim", lambda: self._post_form(path, {}), attempts=1, wait_if_paused=False)
 
     def post_move(self, game_id: str, uci: str, *, offering_draw: bool = False,
-                  still_wanted: Callable[[], bool] = lambda: True) -> MoveOutcome:
-        """Posts a move until the server has it, or the game no longer wants it.
+                  cancel: threading.Event | None = None, send_by: float | None = None) -> MoveOutcome:
+        """Posts a move until the server has it, or ``cancel`` is set (the game no longer wants it).
 
-        429s pause the endpoint and 5xx and refused connections back off; both are retried.
+        429s pause the endpoint, and 5xx and refused connections back off; both are retried, with
+        at least a short backoff between posts. ``cancel`` (and :meth:`close`) ends any wait at
+        once; ``send_by`` (a ``time.monotonic()`` value: when our clock runs out) ends a 429 pause
+        early, since a move held back past it loses the game anyway.
         """
-        # Short waits: the clock runs while a move waits (429s have their own pause).
+        cancel = cancel or self.stop
+        game_id, uci = _segment(game_id, "game id"), _segment(uci, "move")
+        # Short waits: the clock runs while a move waits.
         backoff = Backoff(min(self.settings.backoff_initial_s, MOVE_RETRY_INITIAL_S),
                           min(self.settings.backoff_max_s, MOVE_RETRY_CAP_S), self._rng)
-        while still_wanted():
-            if not self.rate_limits.wait("move", self.stop) or not still_wanted():
+        while not (cancel.is_set() or self.stop.is_set()):
+            if not self._sleep_out_pause("move", cancel, send_by):
                 break
+            if self.rate_limits.remaining("move") > 0:
+                log.warning("game %s: posting move %s during a 429 pause: the clock cannot wait", game_id, uci)
             try:
                 self._post_move_once(game_id, uci, offering_draw)
                 return MoveOutcome.LANDED
@@ -365,16 +384,26 @@ class Client:
             if failure.maybe_sent:
                 log.warning("game %s: move %s sent but no answer (%s)", game_id, uci, failure.text)
                 return MoveOutcome.UNCERTAIN
-            if failure.status != 429:
-                delay = backoff.next_delay()
-                log.warning("game %s: move %s failed (%s), again in %.1f s", game_id, uci, failure.text, delay)
-                if self.stop.wait(delay):
-                    break
+            delay = backoff.next_delay()
+            log.warning("game %s: move %s failed (%s), again in %.1f s", game_id, uci, failure.text, delay)
+            if cancel.wait(delay):
+                break
         return MoveOutcome.ABANDONED
+
+    def _sleep_out_pause(self, endpoint: str, cancel: threading.Event, until: float | None) -> bool:
+        """Waits while ``endpoint`` is paused, but not past ``until``; ``False`` if cancelled meanwhile."""
+        while (left := self.rate_limits.remaining(endpoint)) > 0:
+            if until is not None:
+                left = min(left, until - time.monotonic())
+                if left <= 0:
+                    break
+            if cancel.wait(left):
+                return False
+        return not self.stop.is_set()
 
     def _post_move_once(self, game_id: str, uci: str, offering_draw: bool) -> None:
         if offering_draw:
-            path = f"/api/bot/game/{quote(game_id)}/move/{quote(uci)}"
+            path = f"/api/bot/game/{game_id}/move/{uci}"
             self._post_form(path, {}, params={"offeringDraw": "true"})
         else:
             self.api.bots.make_move(game_id, uci)
@@ -457,8 +486,12 @@ class Client:
         """
         backoff = Backoff(min(self.settings.backoff_initial_s, GAME_STREAM_RETRY_INITIAL_S),
                           min(self.settings.backoff_max_s, GAME_STREAM_RETRY_CAP_S), self._rng)
-        plan = _StreamPlan("stream_game", self._game_stream_path(game_id), f"game {game_id}: stream", backoff,
-                           stop, give_up_after_s=self.give_up_after_s, lost_on_404=True)
+        try:
+            path = self._game_stream_path(game_id)
+        except ClientError as error:
+            raise GameStreamLost(str(error)) from None
+        plan = _StreamPlan("stream_game", path, f"game {game_id}: stream", backoff, stop,
+                           give_up_after_s=self.give_up_after_s, lost_on_404=True)
         for line in self._reopening_lines(plan):
             event = _parsed(parse_game_line, self.dialect, line, plan.label)
             if event is not None:
@@ -515,7 +548,7 @@ class Client:
 
     @staticmethod
     def _game_stream_path(game_id: str) -> str:
-        return f"/api/bot/game/stream/{quote(game_id)}"
+        return f"/api/bot/game/stream/{_segment(game_id, 'game id')}"
 
     def interrupt_game_stream(self, game_id: str) -> None:
         """Breaks the game's current stream so that it is reopened (and its ``gameFull`` read)."""
@@ -557,10 +590,21 @@ def _maybe_sent(error: Exception) -> bool:
 
 
 def _retry_after(value: str | None) -> float | None:
+    """``Retry-After`` in seconds, at most :data:`MAX_RETRY_AFTER_S`; ``None`` when it is no number."""
     if value is None:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         return None  # an HTTP date: rare enough to fall back to the default pause
+    if math.isnan(seconds):
+        return None
+    return min(MAX_RETRY_AFTER_S, max(0.0, seconds))
+
+
+def _segment(value: str, what: str) -> str:
+    """``value`` as one URL path segment; a :class:`ClientError` unless it is a plain id."""
+    if not is_plain_id(value):
+        raise ClientError(f"{what} {value[:40]!r} is not a plain id; not sent")
+    return quote(value, safe="")
 

@@ -327,7 +327,8 @@ class GamePlayer:
         if result is not None:
             game.scores.append(_score(result))
         offer = self.client.dialect == "lichess" and game.wants_draw_offer()
-        outcome = self.client.post_move(self.game_id, uci, offering_draw=offer, still_wanted=self._still_playing)
+        outcome = self.client.post_move(self.game_id, uci, offering_draw=offer, cancel=self._leave,
+                                        send_by=game.must_move_by())
         if outcome is MoveOutcome.LANDED:
             game.note_own_move(move, clock_ms)
             if offer:
@@ -344,9 +345,6 @@ class GamePlayer:
         game = self.game
         log.info("game %s: move %d %s (%s) %s", self.game_id, game.ply // 2 + 1, uci, game.board.san(move),
                  _describe(result))
-
-    def _still_playing(self) -> bool:
-        return not self._leave.is_set()
 
     def _answer_draw_offer(self) -> None:
         game = self.game
