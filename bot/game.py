@@ -138,7 +138,7 @@ class Game:
         self.sync_problem = None
         for ply, uci in enumerate(moves):
             try:
-                board.push(board.parse_uci(uci))
+                board.push(board.parse_game_move(uci))
             except ValueError:
                 self.sync_problem = f"illegal move {uci!r} at ply {ply + 1} in the server's move list"
                 log.error("game %s: %s", self.id, self.sync_problem)
@@ -219,7 +219,7 @@ class Game:
         if uci is None or not self.my_turn:
             return None
         try:
-            move = self.board.parse_uci(uci)
+            move = self.board.parse_game_move(uci)
         except ValueError:
             return None
         return move if self.board.is_legal(move) else None
