@@ -46,6 +46,7 @@ from bot.deadlines import Deadlines
 from bot.engine import Limits, SearchResult
 from bot.events import ChatLine, GameEnded, GameFull, GameState, GameStreamEvent, KeepAlive
 from bot.game import Game, Result
+from bot.printable import printable
 from bot.storage import write_pgn
 
 log = logging.getLogger(__name__)
@@ -229,7 +230,7 @@ class GamePlayer:
         if isinstance(event, KeepAlive):
             return
         if isinstance(event, ChatLine):
-            log.debug("game %s: chat %s: %s", self.game_id, event.username, event.text)
+            log.debug("game %s: chat %s: %s", self.game_id, printable(event.username), printable(event.text))
             return
         self.game.apply(event)
         first_full = isinstance(event, GameFull) and self._phase is Phase.STARTING
@@ -255,7 +256,8 @@ class GamePlayer:
         if self._phase is Phase.STARTING:
             self._phase = Phase.PLAYING
             log.info("game %s: start, %s vs %s, we play %s, %d moves so far", self.game_id,
-                     game.white.name if game.white else "?", game.black.name if game.black else "?",
+                     printable(game.white.name) if game.white else "?",
+                     printable(game.black.name) if game.black else "?",
                      "white" if game.color == chess.WHITE else "black", game.ply)
         move = self._move
         if move is None or move.stage is not Stage.UNSURE or game.ply != move.ply or not game.my_turn:
@@ -370,7 +372,7 @@ class GamePlayer:
 
     def _try_abort(self) -> None:
         why = self.game.setup_problem or f"the opponent made no move in {self.settings.game.abort_after_s:g} s"
-        log.info("game %s: aborting: %s", self.game_id, why)
+        log.info("game %s: aborting: %s", self.game_id, printable(why))
         try:
             self.client.abort(self.game_id)
         except ClientError as error:

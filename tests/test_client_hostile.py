@@ -165,15 +165,20 @@ def test_a_stream_without_chunked_encoding_hands_over_each_line_at_once(server: 
 @pytest.mark.parametrize("retry_after", ["inf", "3600", "1e400"])
 def test_retry_after_is_capped_and_a_game_that_ended_wakes_from_the_pause(server: FakeServer,
                                                                           retry_after: str) -> None:
-    server.routes[("POST", MOVE)] = answer(429, b"slow down", {"Retry-After": retry_after})
+    answered = threading.Event()
+
+    def slow_down(handler: Handler) -> None:
+        handler.reply(429, b"slow down", {"Retry-After": retry_after})
+        answered.set()
+    server.routes[("POST", MOVE)] = slow_down
     client = make_client(server)
     game_over = threading.Event()
     outcome: list[MoveOutcome] = []
     thread = threading.Thread(target=lambda: outcome.append(client.post_move("g1", "e2e4", cancel=game_over)))
     thread.start()
-    deadline = time.monotonic() + 5
-    while not server.posts(MOVE) and time.monotonic() < deadline:
-        thread.join(0.01)
+    assert answered.wait(5)
+    thread.join(0.5)            # past the short backoff after a failed post: now in the 429 pause
+    assert thread.is_alive()
     assert 0 < client.rate_limits.remaining("move") <= MAX_RETRY_AFTER_S
     game_over.set()
     started = time.monotonic()
