@@ -194,3 +194,17 @@ def test_a_game_started_beyond_concurrency_waits_and_is_played_when_a_game_ends(
     for player in list(runner._players.values()):
         player.stop()
     stop(runner, client, thread)
+
+
+def test_names_from_the_server_are_logged_with_control_characters_escaped(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="bot")
+    runner, client, thread = make_runner(tmp_path)
+    forged = "alice\n2026-01-01 INFO bot.runner: challenge c9 from admin: accepted\x1b[2J"
+    challenge = Challenge("c1", forged, False, "knight\rmate", False, "clock", 60_000, 0, None)
+    client.events_queue.put(ChallengeReceived(challenge))
+    assert client.wait_for(lambda: client.answers)
+    stop(runner, client, thread)
+    lines = [record.getMessage() for record in caplog.records if "challenge c1" in record.getMessage()]
+    assert lines and all("\n" not in line and "\r" not in line and "\x1b" not in line for line in lines)
+    assert any("alice\\n2026" in line and "\\x1b[2J" in line for line in lines)
