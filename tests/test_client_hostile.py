@@ -235,10 +235,16 @@ def connection_gaps(server: FakeServer, path: str, count: int, read: Iterator[ob
     return [later - earlier for earlier, later in zip(opened, opened[1:], strict=False)]
 
 
-def test_a_server_that_hangs_up_after_each_keep_alive_is_reconnected_with_growing_waits(server: FakeServer) -> None:
+@pytest.mark.parametrize("stream", ["event", "game"])
+def test_a_server_that_hangs_up_after_each_keep_alive_is_reconnected_with_growing_waits(server: FakeServer,
+                                                                                       stream: str) -> None:
     settings = ServerSettings(url=server.url, dialect="lichess", backoff_initial_s=0.05, backoff_max_s=1.0)
     client = Client(settings, Secret(TOKEN))
-    gaps = connection_gaps(server, "/api/stream/event", 6, client.events(), client)
+    if stream == "event":
+        gaps = connection_gaps(server, "/api/stream/event", 6, client.events(), client)
+    else:
+        gaps = connection_gaps(server, "/api/bot/game/stream/g1", 6, client.game_events("g1", threading.Event()),
+                               client)
     # Nominal waits 0.05, 0.1, 0.2, 0.4, 0.8 s, each jittered down to half at most; a backoff reset
     # by each keep-alive kept every wait at 0.05 s at most.
     assert gaps[-1] >= 0.35 and gaps[-2] >= 0.18
