@@ -136,6 +136,7 @@ def test_a_challenge_the_runner_cannot_decide_on_is_declined_and_the_bug_logged(
     runner, client, thread = make_runner(tmp_path)
     client.events_queue.put(ChallengeReceived(CHALLENGE))
     assert client.wait_for(lambda: client.answers)
+    runner._answers.shutdown(wait=True)
     stop(runner, client, thread)
     assert client.answers == [("c1", "decline", "generic")]
     assert any("a bug in the policy" in (record.exc_text or "") for record in caplog.records)
@@ -204,6 +205,7 @@ def test_names_from_the_server_are_logged_with_control_characters_escaped(
     challenge = Challenge("c1", forged, False, "knight\rmate", False, "clock", 60_000, 0, None)
     client.events_queue.put(ChallengeReceived(challenge))
     assert client.wait_for(lambda: client.answers)
+    runner._answers.shutdown(wait=True)     # the answer is logged after it is sent
     stop(runner, client, thread)
     lines = [record.getMessage() for record in caplog.records if "challenge c1" in record.getMessage()]
     assert lines and all("\n" not in line and "\r" not in line and "\x1b" not in line for line in lines)
