@@ -85,7 +85,7 @@ class ClientError(Exception):
     @property
     def retryable(self) -> bool:
         """Whether trying again later may succeed: no answer, a rate limit or a server error."""
-        return self.status is None or self.status == 429 or self.status >= 500
+        return _retryable(self.status)
 
 
 class GameStreamLost(ClientError):
@@ -168,7 +168,7 @@ class _Failure:
 
     @property
     def retryable(self) -> bool:
-        return self.status is None or self.status == 429 or self.status >= 500
+        return _retryable(self.status)
 
 
 #: The longest stream line the bot reads; a longer one is a malformed line, skipped unread. The
@@ -576,6 +576,11 @@ def _parsed(parse: Callable[[str, bytes], E], dialect: str, line: bytes | None, 
     except MalformedLine as error:
         log.warning("%s: skipped malformed line %s", label, error)
         return None
+
+
+def _retryable(status: int | None) -> bool:
+    """No answer, a rate limit or a server error: trying again later may succeed."""
+    return status is None or status == 429 or status >= 500
 
 
 def _maybe_sent(error: Exception) -> bool:
