@@ -29,7 +29,8 @@ WORKDIR /data
 USER knightmate
 
 # Healthy while the bot's event stream is alive: the bot touches a heartbeat file on every line
-# (keep-alives included) and `health` checks how old it is.
+# (keep-alives included; by default /data/knightmate-bot.heartbeat, as the working directory is
+# /data) and `health` checks how old it is.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
     CMD ["knightmate-bot", "health", "--config", "/config/config.yml"]
 

@@ -14,12 +14,16 @@ What this module guarantees to its callers:
 * streams are reopened with capped exponential backoff and jitter (:meth:`Client.events`,
   :meth:`Client.game_events`); pychess's 200-with-a-409-inside is retried and given up for a
   game whose stream stays broken for ``give_up_after_s``;
-* an HTTP 429 pauses that endpoint for ``Retry-After`` or ``rate_limit_pause_s`` seconds;
+* an HTTP 429 pauses that endpoint for ``Retry-After`` (at most :data:`MAX_RETRY_AFTER_S`) or
+  ``rate_limit_pause_s`` seconds;
 * a move that met a 429, a 5xx or a failed connection is posted again until it lands or the caller
-  says the game is over; a move whose answer was lost in a timeout is reported as
+  says the game is over (which also ends any wait at once); a move whose clock cannot wait out a
+  pause goes out anyway; a move whose answer was lost in a timeout is reported as
   :data:`MoveOutcome.UNCERTAIN`, never re-posted blindly (on pychess a second post of the same
   move is an illegal move that loses the game).
 
+Every id that goes into a URL path must be a plain token (:func:`bot.wire.is_plain_id`) and is
+escaped as one path segment; any other id is refused with a :class:`ClientError`, never sent.
 It never logs, prints or raises the token, and it never looks at a board.
 """
 
@@ -27,10 +31,11 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
@@ -38,13 +43,14 @@ from urllib.parse import quote
 
 import berserk
 import requests
+import urllib3
 from berserk.exceptions import ApiError, ResponseError
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from bot.config import Secret, ServerSettings
 from bot.events import EventStreamEvent, GameStreamEvent, ReportedResult
 from bot.round_socket import RoundSocketError, read_reported_result, round_socket_url
-from bot.wire import PYCHESS, MalformedLine, parse_event_line, parse_game_line
+from bot.wire import PYCHESS, MalformedLine, is_plain_id, parse_event_line, parse_game_line
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +61,10 @@ PYCHESS_CAPABILITIES = {"X-PyChess-Bot-Capabilities": json.dumps({"version": 1, 
 MOVE_RETRY_INITIAL_S = 0.25
 MOVE_RETRY_CAP_S = 2.0
 
+#: The longest pause a server's ``Retry-After`` can put on an endpoint (``inf`` or an hour would
+#: stop it for good); a game's move wakes earlier anyway when the game ends or its clock runs short.
+MAX_RETRY_AFTER_S = 300.0
+
 #: Backoff between attempts to reopen a game's stream.
 GAME_STREAM_RETRY_INITIAL_S = 0.5
 GAME_STREAM_RETRY_CAP_S = 4.0
@@ -64,8 +74,11 @@ GAME_STREAM_RETRY_CAP_S = 4.0
 #: (the server allows 80 of these handshakes per 30 s).
 RESULT_LOOKUP_ATTEMPTS = 2
 RESULT_LOOKUP_TIMEOUT_S = 5.0
+#: A stream that stayed open this long was healthy: the backoff of its next reconnection starts over.
+STABLE_STREAM_S = 30.0
 
 T = TypeVar("T")
+E = TypeVar("E")
 
 
 class ClientError(Exception):
@@ -74,6 +87,11 @@ class ClientError(Exception):
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+    @property
+    def retryable(self) -> bool:
+        """Whether trying again later may succeed: no answer, a rate limit or a server error."""
+        return _retryable(self.status)
 
 
 class GameStreamLost(ClientError):
@@ -156,7 +174,47 @@ class _Failure:
 
     @property
     def retryable(self) -> bool:
-        return self.status is None or self.status == 429 or self.status >= 500
+        return _retryable(self.status)
+
+
+#: The longest stream line the bot reads; a longer one is a malformed line, skipped unread. The
+#: longest real lines, a ``gameFull`` of a long game, are a few kilobytes.
+MAX_LINE_BYTES = 256 * 1024
+#: The most bytes taken from the socket per read; a read returns as soon as any bytes arrive.
+READ_CHUNK_BYTES = 16 * 1024
+
+
+def split_lines(chunks: Iterable[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[bytes | None]:
+    """The lines (without their ``\\n``) of a byte stream that arrives in chunks of any size.
+
+    Linear in the bytes read, and never holds more than ``max_bytes`` of one line: a line that
+    grows past it gives one ``None`` (the caller logs a malformed line) and the rest of it is
+    dropped up to its end.
+    """
+    pending = bytearray()
+    skipping = False
+    for chunk in chunks:
+        start = 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            if not skipping:
+                if len(pending) + end - start > max_bytes:
+                    yield None
+                else:
+                    pending += chunk[start:end]
+                    yield bytes(pending)
+            skipping = False
+            pending.clear()
+            start = end + 1
+        if skipping:
+            continue
+        if len(pending) + len(chunk) - start > max_bytes:
+            skipping = True
+            pending.clear()
+            yield None
+        else:
+            pending += chunk[start:]
+    if pending:
+        yield bytes(pending)
 
 
 class LineStream:
@@ -166,16 +224,32 @@ class LineStream:
     def __init__(self, response: requests.Response) -> None:
         self._response = response
         self.url = response.url
+        self.opened_at = time.monotonic()
         self._closed = False
+        self.interrupted = False      # closed on purpose so that the caller reopens it at once
 
-    def lines(self) -> Iterator[bytes]:
-        # chunk_size=1 hands over each line the moment it arrives; ndjson lines are short.
+    def lines(self) -> Iterator[bytes | None]:
+        """The stream's lines as they arrive; ``None`` stands for a line over :data:`MAX_LINE_BYTES`."""
+        return split_lines(self._chunks())
+
+    def _chunks(self) -> Iterator[bytes]:
+        raw = self._response.raw
         try:
-            yield from self._response.iter_lines(chunk_size=1)
+            # read1 hands over whatever has arrived, so a line is never held back waiting for more.
+            while chunk := raw.read1(READ_CHUNK_BYTES, decode_content=True):
+                yield chunk
+        except urllib3.exceptions.HTTPError as error:
+            if not self._closed:
+                raise requests.ConnectionError(f"stream broke: {type(error).__name__}") from error
         except (AttributeError, ValueError, OSError) as error:
             # What a read says when close() pulled the connection from under it.
             if not self._closed:
                 raise requests.ConnectionError(f"stream broke: {type(error).__name__}") from error
+
+    def interrupt(self) -> None:
+        """Closes the stream so that its reader opens it again without a pause."""
+        self.interrupted = True
+        self.close()
 
     def close(self) -> None:
         if self._closed:
@@ -189,6 +263,18 @@ class LineStream:
         except (OSError, RuntimeError, ValueError):
             pass  # already released to the pool or closed: nothing left to interrupt
         self._response.close()
+
+
+@dataclass(frozen=True)
+class _StreamPlan:
+    """How one kind of stream is read and reopened (see :meth:`Client._reopening_lines`)."""
+    endpoint: str                   # for rate limits and logs
+    path: str
+    label: str                      # what the log calls it: "event stream", "game g1: stream"
+    backoff: Backoff
+    stop: threading.Event
+    give_up_after_s: float | None   # raise GameStreamLost after failing this long; None: never
+    lost_on_404: bool               # a 404 means the thing streamed is gone for good
 
 
 class Client:
@@ -236,34 +322,43 @@ class Client:
         self._call_with_retries("upgrade", self.api.account.upgrade_to_bot, attempts=1)
 
     def accept(self, challenge_id: str) -> None:
+        challenge_id = _segment(challenge_id, "challenge id")
         self._call_with_retries("accept", lambda: self.api.bots.accept_challenge(challenge_id), attempts=3)
 
     def decline(self, challenge_id: str, reason: str) -> None:
         # Form data: pychess silently turns a JSON body's reason into "generic".
-        path = f"/api/challenge/{quote(challenge_id)}/decline"
+        path = f"/api/challenge/{_segment(challenge_id, 'challenge id')}/decline"
         self._call_with_retries("decline", lambda: self._post_form(path, {"reason": reason}), attempts=3)
 
     def chat(self, game_id: str, text: str, room: str = "player") -> None:
-        path = f"/api/bot/game/{quote(game_id)}/chat"
+        path = f"/api/bot/game/{_segment(game_id, 'game id')}/chat"
         # Chat is a courtesy: one try, and never a wait on a paused endpoint in the middle of a game.
         self._call_with_retries("chat", lambda: self._post_form(path, {"room": room, "text": text}), attempts=1,
                                 wait_if_paused=False)
 
+    # The calls a game's player makes are tried once, and skipped while their endpoint is paused
+    # after a 429: the player tries them again on its own deadlines, so its thread never sleeps
+    # here while its game goes on.
+
     def abort(self, game_id: str) -> None:
-        self._call_with_retries("abort", lambda: self.api.bots.abort_game(game_id), attempts=3)
+        game_id = _segment(game_id, "game id")
+        self._call_with_retries("abort", lambda: self.api.bots.abort_game(game_id), attempts=1,
+                                wait_if_paused=False)
 
     def resign(self, game_id: str) -> None:
-        self._call_with_retries("resign", lambda: self.api.bots.resign_game(game_id), attempts=3)
+        game_id = _segment(game_id, "game id")
+        self._call_with_retries("resign", lambda: self.api.bots.resign_game(game_id), attempts=1,
+                                wait_if_paused=False)
 
     def accept_draw(self, game_id: str) -> None:
         """Lichess only: pychess has no draw endpoint for bots."""
-        path = f"/api/bot/game/{quote(game_id)}/draw/yes"
+        path = f"/api/bot/game/{_segment(game_id, 'game id')}/draw/yes"
         self._call_with_retries("draw", lambda: self._post_form(path, {}), attempts=1, wait_if_paused=False)
 
     def claim_victory(self, game_id: str) -> None:
         """Lichess only, after ``opponentGone`` counted down."""
-        path = f"/api/bot/game/{quote(game_id)}/claim-victory"
-        self._call_with_retries("claim", lambda: self._post_form(path, {}), attempts=3)
+        path = f"/api/bot/game/{_segment(game_id, 'game id')}/claim-victory"
+        self._call_with_retries("claim", lambda: self._post_form(path, {}), attempts=1, wait_if_paused=False)
 
     def reported_result(self, game_id: str) -> ReportedResult:
         """How a finished game ended, as the server shows it to a spectator: pychess's round socket
@@ -290,17 +385,24 @@ class Client:
         raise ClientError(f"the server's round socket did not say how the game ended ({problem or 'stopped'})")
 
     def post_move(self, game_id: str, uci: str, *, offering_draw: bool = False,
-                  still_wanted: Callable[[], bool] = lambda: True) -> MoveOutcome:
-        """Posts a move until the server has it, or the game no longer wants it.
+                  cancel: threading.Event | None = None, send_by: float | None = None) -> MoveOutcome:
+        """Posts a move until the server has it, or ``cancel`` is set (the game no longer wants it).
 
-        429s pause the endpoint and 5xx and refused connections back off; both are retried.
+        429s pause the endpoint, and 5xx and refused connections back off; both are retried, with
+        at least a short backoff between posts. ``cancel`` (and :meth:`close`) ends any wait at
+        once; ``send_by`` (a ``time.monotonic()`` value: when our clock runs out) ends a 429 pause
+        early, since a move held back past it loses the game anyway.
         """
-        # Short waits: the clock runs while a move waits (429s have their own pause).
+        cancel = cancel or self.stop
+        game_id, uci = _segment(game_id, "game id"), _segment(uci, "move")
+        # Short waits: the clock runs while a move waits.
         backoff = Backoff(min(self.settings.backoff_initial_s, MOVE_RETRY_INITIAL_S),
                           min(self.settings.backoff_max_s, MOVE_RETRY_CAP_S), self._rng)
-        while still_wanted():
-            if not self.rate_limits.wait("move", self.stop) or not still_wanted():
+        while not (cancel.is_set() or self.stop.is_set()):
+            if not self._sleep_out_pause("move", cancel, send_by):
                 break
+            if self.rate_limits.remaining("move") > 0:
+                log.warning("game %s: posting move %s during a 429 pause: the clock cannot wait", game_id, uci)
             try:
                 self._post_move_once(game_id, uci, offering_draw)
                 return MoveOutcome.LANDED
@@ -312,16 +414,26 @@ class Client:
             if failure.maybe_sent:
                 log.warning("game %s: move %s sent but no answer (%s)", game_id, uci, failure.text)
                 return MoveOutcome.UNCERTAIN
-            if failure.status != 429:
-                delay = backoff.next_delay()
-                log.warning("game %s: move %s failed (%s), again in %.1f s", game_id, uci, failure.text, delay)
-                if self.stop.wait(delay):
-                    break
+            delay = backoff.next_delay()
+            log.warning("game %s: move %s failed (%s), again in %.1f s", game_id, uci, failure.text, delay)
+            if cancel.wait(delay):
+                break
         return MoveOutcome.ABANDONED
+
+    def _sleep_out_pause(self, endpoint: str, cancel: threading.Event, until: float | None) -> bool:
+        """Waits while ``endpoint`` is paused, but not past ``until``; ``False`` if cancelled meanwhile."""
+        while (left := self.rate_limits.remaining(endpoint)) > 0:
+            if until is not None:
+                left = min(left, until - time.monotonic())
+                if left <= 0:
+                    break
+            if cancel.wait(left):
+                return False
+        return not self.stop.is_set()
 
     def _post_move_once(self, game_id: str, uci: str, offering_draw: bool) -> None:
         if offering_draw:
-            path = f"/api/bot/game/{quote(game_id)}/move/{quote(uci)}"
+            path = f"/api/bot/game/{game_id}/move/{uci}"
             self._post_form(path, {}, params={"offeringDraw": "true"})
         else:
             self.api.bots.make_move(game_id, uci)
@@ -385,35 +497,12 @@ class Client:
         Yields a :class:`KeepAlive` for every keep-alive (so the caller can keep a heartbeat), and
         skips (with a log line) lines it cannot parse.
         """
-        backoff = self.backoff()
-        while not self.stop.is_set():
-            if not self.rate_limits.wait("stream_event", self.stop):
-                return
-            stream = None
-            try:
-                stream = self._open("stream_event", "/api/stream/event")
-                log.info("event stream open")
-                for line in stream.lines():
-                    backoff.reset()
-                    try:
-                        event = parse_event_line(self.dialect, line)
-                    except MalformedLine as error:
-                        log.warning("event stream: skipped malformed line %s", error)
-                        continue
-                    if event is not None:
-                        yield event
-                reason = "closed by the server"
-            except (ResponseError, ApiError, requests.RequestException) as error:
-                reason = self._failure("stream_event", error).text
-            finally:
-                if stream is not None:
-                    self._forget(stream)
-            if self.stop.is_set():
-                return
-            delay = backoff.next_delay()
-            log.warning("event stream %s; reopening in %.1f s", reason, delay)
-            if self.stop.wait(delay):
-                return
+        plan = _StreamPlan("stream_event", "/api/stream/event", "event stream", self.backoff(), self.stop,
+                           give_up_after_s=None, lost_on_404=False)
+        for line in self._reopening_lines(plan):
+            event = _parsed(parse_event_line, self.dialect, line, plan.label)
+            if event is not None:
+                yield event
 
     def game_events(self, game_id: str, stop: threading.Event) -> Iterator[GameStreamEvent]:
         """A game's stream, reopened until ``stop`` is set or the caller leaves the loop.
@@ -427,50 +516,73 @@ class Client:
         """
         backoff = Backoff(min(self.settings.backoff_initial_s, GAME_STREAM_RETRY_INITIAL_S),
                           min(self.settings.backoff_max_s, GAME_STREAM_RETRY_CAP_S), self._rng)
+        try:
+            path = self._game_stream_path(game_id)
+        except ClientError as error:
+            raise GameStreamLost(str(error)) from None
+        plan = _StreamPlan("stream_game", path, f"game {game_id}: stream", backoff, stop,
+                           give_up_after_s=self.give_up_after_s, lost_on_404=True)
+        for line in self._reopening_lines(plan):
+            event = _parsed(parse_game_line, self.dialect, line, plan.label)
+            if event is not None:
+                yield event
+            if stop.is_set():
+                return
+
+    def _reopening_lines(self, plan: _StreamPlan) -> Iterator[bytes | None]:
+        """The one stream reader: opens ``plan.path``, yields its lines, and reopens it after a drop,
+        a silence or an error, until ``plan.stop`` or :meth:`close`.
+
+        The backoff between attempts starts over only after a stream stayed open for
+        :data:`STABLE_STREAM_S` (not on any line: a server that answers one keep-alive and hangs up
+        must not be reconnected twice a second forever); a stream this client interrupted on
+        purpose is reopened at once.
+        """
         failing_since: float | None = None
-        path = f"/api/bot/game/stream/{quote(game_id)}"
-        while not (stop.is_set() or self.stop.is_set()):
-            if not self.rate_limits.wait("stream_game", self.stop):
+        while not self._stopped(plan.stop):
+            if not self.rate_limits.wait(plan.endpoint, plan.stop) or self.stop.is_set():
                 return
             stream = None
             try:
-                stream = self._open("stream_game", path)
+                stream = self._open(plan.endpoint, plan.path)
+                log.info("%s open", plan.label)
                 for line in stream.lines():
                     failing_since = None
-                    backoff.reset()
-                    try:
-                        event = parse_game_line(self.dialect, line)
-                    except MalformedLine as error:
-                        log.warning("game %s: skipped malformed line %s", game_id, error)
-                        continue
-                    if event is not None:
-                        yield event
-                    if stop.is_set():
-                        return
+                    yield line
                 reason = "closed by the server"
             except (ResponseError, ApiError, requests.RequestException) as error:
-                failure = self._failure("stream_game", error)
-                if failure.status == 404:
-                    raise GameStreamLost(f"game {game_id}: the server does not know it (404)", 404) from None
+                failure = self._failure(plan.endpoint, error)
+                if plan.lost_on_404 and failure.status == 404:
+                    raise GameStreamLost(f"{plan.label}: the server does not know it (404)", 404) from None
                 reason = failure.text
             finally:
                 if stream is not None:
                     self._forget(stream)
-            if stop.is_set() or self.stop.is_set():
+            if self._stopped(plan.stop):
                 return
+            if stream is not None and stream.interrupted:
+                continue
             now = time.monotonic()
+            if stream is not None and now - stream.opened_at >= STABLE_STREAM_S:
+                plan.backoff.reset()
             failing_since = now if failing_since is None else failing_since
-            if now - failing_since > self.give_up_after_s:
-                raise GameStreamLost(f"game {game_id}: stream could not be reopened for "
-                                     f"{now - failing_since:.0f} s ({reason})")
-            delay = backoff.next_delay()
-            log.warning("game %s: stream %s; reopening in %.1f s", game_id, reason, delay)
-            if stop.wait(delay) or self.stop.is_set():
+            if plan.give_up_after_s is not None and now - failing_since > plan.give_up_after_s:
+                raise GameStreamLost(f"{plan.label}: could not be reopened for {now - failing_since:.0f} s ({reason})")
+            delay = plan.backoff.next_delay()
+            log.warning("%s %s; reopening in %.1f s", plan.label, reason, delay)
+            if plan.stop.wait(delay):
                 return
+
+    def _stopped(self, stop: threading.Event) -> bool:
+        return stop.is_set() or self.stop.is_set()
+
+    @staticmethod
+    def _game_stream_path(game_id: str) -> str:
+        return f"/api/bot/game/stream/{_segment(game_id, 'game id')}"
 
     def interrupt_game_stream(self, game_id: str) -> None:
         """Breaks the game's current stream so that it is reopened (and its ``gameFull`` read)."""
-        self._interrupt(f"/api/bot/game/stream/{quote(game_id)}")
+        self._interrupt(self._game_stream_path(game_id))
 
     def interrupt_event_stream(self) -> None:
         """Breaks the event stream so that it is reopened: pychess then re-sends ``gameStart`` for
@@ -481,7 +593,24 @@ class Client:
         with self._streams_lock:
             streams = [stream for stream in self._open_streams if stream.url.endswith(path)]
         for stream in streams:
-            stream.close()
+            stream.interrupt()
+
+
+def _parsed(parse: Callable[[str, bytes], E], dialect: str, line: bytes | None, label: str) -> E | None:
+    """One line parsed, or ``None`` (and a log line) when it is malformed: never the end of a stream."""
+    if line is None:
+        log.warning("%s: skipped malformed line: longer than %d bytes", label, MAX_LINE_BYTES)
+        return None
+    try:
+        return parse(dialect, line)
+    except MalformedLine as error:
+        log.warning("%s: skipped malformed line %s", label, error)
+        return None
+
+
+def _retryable(status: int | None) -> bool:
+    """No answer, a rate limit or a server error: trying again later may succeed."""
+    return status is None or status == 429 or status >= 500
 
 
 def _maybe_sent(error: Exception) -> bool:
@@ -496,10 +625,21 @@ def _maybe_sent(error: Exception) -> bool:
 
 
 def _retry_after(value: str | None) -> float | None:
+    """``Retry-After`` in seconds, at most :data:`MAX_RETRY_AFTER_S`; ``None`` when it is no number."""
     if value is None:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         return None  # an HTTP date: rare enough to fall back to the default pause
+    if math.isnan(seconds):
+        return None
+    return min(MAX_RETRY_AFTER_S, max(0.0, seconds))
+
+
+def _segment(value: str, what: str) -> str:
+    """``value`` as one URL path segment; a :class:`ClientError` unless it is a plain id."""
+    if not is_plain_id(value):
+        raise ClientError(f"{what} {value[:40]!r} is not a plain id; not sent")
+    return quote(value, safe="")
 

@@ -14,6 +14,7 @@ must never log, print or put the token into an exception message.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
 import shlex
@@ -64,6 +65,7 @@ class ServerSettings:
     backoff_initial_s: float = 1.0
     backoff_max_s: float = 60.0
     rate_limit_pause_s: float = 60.0
+    allow_insecure_http: bool = False
 
     @property
     def resolved_dialect(self) -> str:
@@ -118,7 +120,9 @@ class GameSettings:
 @dataclass(frozen=True)
 class BotSettings:
     log_level: str = "INFO"
-    heartbeat_file: str = "/tmp/knightmate-bot.heartbeat"
+    # Relative, like the state file: it lands in the bot's working (data) directory, not in a
+    # shared /tmp where another user could own the name first.
+    heartbeat_file: str = "knightmate-bot.heartbeat"
     heartbeat_max_age_s: float = 60.0
 
 
@@ -255,6 +259,7 @@ _READERS: dict[str, dict[str, Reader]] = {
         "backoff_initial_s": _number(0.01),
         "backoff_max_s": _number(0.01),
         "rate_limit_pause_s": _number(0.0),
+        "allow_insecure_http": _boolean,
     },
     "challenge": {
         "variants": _names(non_empty=True),
@@ -353,6 +358,19 @@ def _check_consistency(settings: Settings) -> None:
         raise ConfigError("engine.options: only an external engine takes options; set engine.command too")
     if settings.server.backoff_initial_s > settings.server.backoff_max_s:
         raise ConfigError("server.backoff_initial_s: must not be greater than server.backoff_max_s")
+    url = urlsplit(settings.server.url)
+    if url.scheme == "http" and not settings.server.allow_insecure_http and not _is_loopback(url.hostname or ""):
+        raise ConfigError(f"server.url: plain http:// would send the API token in clear to {url.hostname}; "
+                          "use https://, or set server.allow_insecure_http: true")
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def load_settings(path: str | os.PathLike[str]) -> Settings:
@@ -376,11 +394,15 @@ def load_settings(path: str | os.PathLike[str]) -> Settings:
 
 
 def load_token(settings: ServerSettings, environ: Mapping[str, str] | None = None) -> Secret:
-    """The API token from ``KNIGHTMATE_BOT_TOKEN``, else from ``server.token_file``."""
+    """The API token from ``KNIGHTMATE_BOT_TOKEN``, else from ``server.token_file``.
+
+    A token with a line break, a space or a control character inside (two lines in the token file)
+    cannot go into an HTTP header: it stops the start here, rather than failing every request.
+    """
     environ = os.environ if environ is None else environ
     value = environ.get(TOKEN_ENV, "").strip()
     if value:
-        return Secret(value)
+        return _checked_token(value, TOKEN_ENV)
     if settings.token_file is None:
         raise ConfigError(f"no API token: set {TOKEN_ENV} or server.token_file")
     try:
@@ -389,6 +411,14 @@ def load_token(settings: ServerSettings, environ: Mapping[str, str] | None = Non
         raise ConfigError(f"server.token_file: cannot read {settings.token_file}: {error.strerror}") from None
     if not value:
         raise ConfigError(f"server.token_file: {settings.token_file} is empty")
+    return _checked_token(value, f"server.token_file: {settings.token_file}")
+
+
+def _checked_token(value: str, source: str) -> Secret:
+    if any(char.isspace() or not char.isprintable() for char in value):
+        # Never show the value: even a part of a token is a secret.
+        raise ConfigError(f"{source}: the token holds a line break, space or control character; "
+                          "it must be one line with nothing else")
     return Secret(value)
 
 

@@ -152,7 +152,7 @@ class Game:
         self.sync_problem = None
         for ply, uci in enumerate(moves):
             try:
-                board.push(board.parse_uci(uci))
+                board.push(board.parse_game_move(uci))
             except ValueError:
                 self.sync_problem = f"illegal move {uci!r} at ply {ply + 1} in the server's move list"
                 log.error("game %s: %s", self.id, self.sync_problem)
@@ -220,12 +220,20 @@ class Game:
             budget_ms = min(max(budget_ms, 200), self.max_move_time_ms + 2_000)
         return self.state_received + budget_ms / 1000
 
+    def must_move_by(self) -> float | None:
+        """When our clock, less the move overhead, runs out: a move held back (by a 429 pause) must
+        go out by then anyway. ``None`` before the game is known."""
+        mine = self.my_clock_ms(self.state_received)
+        if mine is None:
+            return None
+        return self.state_received + max(0, mine - self.move_overhead_ms) / 1000
+
     def legal_move(self, uci: str | None) -> chess.Move | None:
         """The move if it is legal here and now, else ``None``: nothing unchecked is ever posted."""
         if uci is None or not self.my_turn:
             return None
         try:
-            move = self.board.parse_uci(uci)
+            move = self.board.parse_game_move(uci)
         except ValueError:
             return None
         return move if self.board.is_legal(move) else None

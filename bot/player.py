@@ -1,16 +1,31 @@
 """Plays one game: the glue between its stream, its :class:`~bot.game.Game`, the search pool and the client.
 
-Two threads per game. The reader turns the game stream into items in an inbox (and marks the
+Two threads per game. The reader turns the game stream into messages in an inbox (and marks the
 game over the moment the stream says so, which stops any move retry at once). The player thread
-alone owns the :class:`Game`: it takes items from the inbox, asks the search pool for a move on
-its turn (a future whose completion is just another inbox item, so the thread never blocks on a
-search), validates and posts the move, and keeps the deadlines: a fallback move when the engine is
-late or fails, the abort of a game the opponent never started, the victory claim after
-``opponentGone``. At the end it asks the server how the game ended if the stream did not say
-(pychess), then writes the PGN and says goodbye.
+alone owns the :class:`Game` and everything below; it waits for the next message or the next
+one-shot deadline (:mod:`bot.deadlines`), whichever comes first, and never spins.
+
+The player thread is a small state machine. Its :class:`Phase`::
+
+    STARTING --first gameFull--> PLAYING --------------------------> OVER (PGN written)
+                                    |  setup problem     moves keep   ^
+                                    v                    failing      |
+                                 ABORTING --abort refused--> RESIGNING --+ (resigned, or given up)
+
+and within PLAYING, our move for the current ply (:class:`Stage`)::
+
+    THINKING --engine answer or ENGINE_LATE--> POSTED
+        \\--post refused or unanswered--> UNSURE --gameFull: not landed--> AGAIN --> THINKING
+                                                 (at most MAX_MOVE_ATTEMPTS, then RESIGNING)
+
+The places other features hook into: :meth:`GamePlayer._our_turn` (ask the engine, which also ends
+its ponder search), :meth:`GamePlayer._on_move_posted` (our move is on the server: ponder),
+:meth:`GamePlayer._finish` (game over: stop pondering; on pychess, ask the server how the game ended
+when the stream did not say, then write the PGN and say goodbye).
 
 Each move is posted once. A post whose answer was lost, or that Lichess refused, is never repeated
 blindly: the game stream is reopened and its ``gameFull`` decides whether the move is still due.
+A call the server did not take (abort, victory claim, resignation) is tried again with backoff.
 """
 
 from __future__ import annotations
@@ -21,20 +36,83 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from dataclasses import dataclass
+from enum import Enum
 
 import chess
 
-from bot.client import Client, ClientError, GameStreamLost, MoveOutcome
+from bot.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
 from bot.config import Settings
+from bot.deadlines import Deadlines
 from bot.engine import SearchResult
 from bot.engines import GameEngine
-from bot.events import ChatLine, GameEnded, GameFull, GameState, KeepAlive
+from bot.events import ChatLine, GameEnded, GameFull, GameState, GameStreamEvent, KeepAlive
 from bot.game import Game, Result
+from bot.printable import printable
 from bot.search_pool import ponder_line
 from bot.storage import write_pgn
 
 log = logging.getLogger(__name__)
+
+#: Posts of our move at one ply that the server refused or left unanswered before the bot resigns.
+MAX_MOVE_ATTEMPTS = 3
+#: Attempts to resign (with backoff) before the bot gives the game up.
+RESIGN_ATTEMPTS = 3
+
+
+# -- the inbox -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SearchDone:
+    """The engine's answer (or failure) for the position at ``ply``."""
+    ply: int
+    future: Future[SearchResult]
+
+
+@dataclass(frozen=True)
+class StreamLost:
+    """The game's stream cannot be read any more."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class Leave:
+    """The bot leaves the game unfinished (shutdown); it stays in the state file for the next start."""
+
+
+Message = GameStreamEvent | SearchDone | StreamLost | Leave
+
+
+# -- the state -------------------------------------------------------------------------------------
+
+class Phase(Enum):
+    STARTING = "waiting for the first gameFull"
+    PLAYING = "playing"
+    ABORTING = "aborting a game the bot must not play"
+    RESIGNING = "resigning"
+    OVER = "over"
+
+
+class Stage(Enum):
+    THINKING = "the engine is searching"
+    POSTED = "our move went out"
+    UNSURE = "our move was refused or unanswered; the reopened stream's gameFull will tell"
+    AGAIN = "our move did not land; ask the engine again"
+
+
+@dataclass(frozen=True)
+class OurMove:
+    ply: int
+    stage: Stage
+    attempt: int = 1
+
+
+class Due(Enum):
+    """The player's one-shot deadlines."""
+    ENGINE_LATE = "the engine is late: play a fallback move"
+    ABORT = "abort the game"
+    CLAIM_VICTORY = "claim the win: the opponent is gone"
+    RESIGN = "resign"
 
 
 class GamePlayer:
@@ -53,18 +131,18 @@ class GamePlayer:
                          max_move_time_ms=settings.engine.max_move_time_ms,
                          abort_after_s=settings.game.abort_after_s)
         self.finished = threading.Event()
-        self._stop = threading.Event()       # leave the game (shutdown); it stays in the state file
-        self._over = threading.Event()       # the stream said the game is over
-        self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        # Set once the game wants no more moves (over, or the bot leaves): ends the reader and any
+        # move post still retrying.
+        self._leave = threading.Event()
+        self._inbox: queue.Queue[Message] = queue.Queue()
         self._threads = [threading.Thread(target=self._read, name=f"read-{game_id}", daemon=True),
                          threading.Thread(target=self._play, name=f"play-{game_id}", daemon=True)]
-        self._seen_full = False
-        self._thinking_ply: int | None = None
-        self._posted_ply: int | None = None
-        self._unsure_ply: int | None = None
-        self._fallback_at: float | None = None
-        self._abort_sent = False
-        self._claim_sent = False
+        self._phase = Phase.STARTING
+        self._move: OurMove | None = None
+        self._deadlines: Deadlines[Due] = Deadlines()
+        server = settings.server
+        self._retries = {kind: Backoff(server.backoff_initial_s, server.backoff_max_s)
+                         for kind in (Due.ABORT, Due.CLAIM_VICTORY, Due.RESIGN)}
         self._draw_answered_ply: int | None = None
 
     def start(self) -> None:
@@ -72,7 +150,8 @@ class GamePlayer:
             thread.start()
 
     def stop(self) -> None:
-        self._stop.set()
+        self._leave.set()
+        self._inbox.put(Leave())
 
     def join(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -83,115 +162,150 @@ class GamePlayer:
 
     def _read(self) -> None:
         try:
-            for event in self.client.game_events(self.game_id, self._stop):
+            for event in self.client.game_events(self.game_id, self._leave):
                 over = isinstance(event, GameEnded) or (isinstance(event, GameFull | GameState) and _is_over(event))
                 if over:
-                    self._over.set()
-                self._inbox.put(("event", event))
+                    self._leave.set()
+                self._inbox.put(event)
                 if over:
                     return
         except GameStreamLost as error:
-            self._inbox.put(("lost", str(error)))
+            self._inbox.put(StreamLost(str(error)))
         except Exception:  # a bug must not leave the player thread waiting forever
-            if not self._stop.is_set():
+            if not self._leave.is_set():
                 log.exception("game %s: reader failed", self.game_id)
-                self._inbox.put(("lost", "the stream reader failed"))
+                self._inbox.put(StreamLost("the stream reader failed"))
 
     # -- the player thread -----------------------------------------------------------------------
 
     def _play(self) -> None:
         try:
-            while not self._stop.is_set() and not self.finished.is_set():
-                try:
-                    kind, payload = self._inbox.get(timeout=self._wait_s())
-                except queue.Empty:
-                    kind, payload = "tick", None
-                self._handle(kind, payload)
-                if not self.finished.is_set():
-                    self._keep_deadlines()
+            while self._phase is not Phase.OVER:
+                message = self._next_message()
+                if isinstance(message, Leave):
+                    return
+                if message is not None:
+                    self._handle(message)
+                for due in self._deadlines.due(time.monotonic()):
+                    if not self.finished.is_set():
+                        self._on_deadline(due)
         except Exception:
             log.exception("game %s: player failed", self.game_id)
             self._finish("the bot failed in this game (a bug); see the log")
 
-    def _wait_s(self) -> float:
-        deadlines = [at for at in (self._fallback_at, self.game.abort_deadline(), self.game.claim_win_at)
-                     if at is not None]
-        if not deadlines:
-            return 1.0
-        return min(1.0, max(0.0, min(deadlines) - time.monotonic()))
+    def _next_message(self) -> Message | None:
+        """The next message, or ``None`` when the next deadline comes first."""
+        next_at = self._deadlines.next_at()
+        timeout = None if next_at is None else max(0.0, next_at - time.monotonic())
+        try:
+            return self._inbox.get(timeout=timeout)
+        except queue.Empty:
+            return None
 
-    def _handle(self, kind: str, payload: Any) -> None:
-        if kind == "event":
-            self._on_event(payload)
-        elif kind == "search":
-            ply, future = payload
-            self._on_search_done(ply, future)
-        elif kind == "lost":
-            log.error("%s; giving the game up", payload)
-            self._finish(payload)
+    def _handle(self, message: GameStreamEvent | SearchDone | StreamLost) -> None:
+        if isinstance(message, SearchDone):
+            self._on_search_done(message)
+        elif isinstance(message, StreamLost):
+            log.error("%s; giving the game up", message.reason)
+            self._finish(message.reason)
+        else:
+            self._on_event(message)
 
-    def _on_event(self, event: Any) -> None:
+    def _on_deadline(self, due: Due) -> None:
+        if due is Due.ENGINE_LATE:
+            if self._thinking_at(self.game.ply):
+                log.warning("game %s: engine too slow; playing a fallback move", self.game_id)
+                self._post(self.game.fallback_move(), None)
+        elif due is Due.ABORT:
+            self._try_abort()
+        elif due is Due.CLAIM_VICTORY:
+            self._try_claim_victory()
+        elif due is Due.RESIGN:
+            self._try_resign()
+
+    def _on_event(self, event: GameStreamEvent) -> None:
         if isinstance(event, KeepAlive):
             return
         if isinstance(event, ChatLine):
-            log.debug("game %s: chat %s: %s", self.game_id, event.username, event.text)
+            log.debug("game %s: chat %s: %s", self.game_id, printable(event.username), printable(event.text))
             return
         self.game.apply(event)
-        first_full = isinstance(event, GameFull) and not self._seen_full
+        first_full = isinstance(event, GameFull) and self._phase is Phase.STARTING
         if isinstance(event, GameFull):
             self._on_game_full()
         if self.game.ended:
             self._finish(None)
             return
-        if self.game.setup_problem is not None:
-            self._abort(self.game.setup_problem)
+        if self.game.setup_problem is not None and self._phase in (Phase.STARTING, Phase.PLAYING):
+            self._start_aborting()
             return
+        if self._phase is not Phase.PLAYING:
+            return
+        self._deadlines.follow(Due.ABORT, self.game.abort_deadline())
+        self._deadlines.follow(Due.CLAIM_VICTORY, self.game.claim_win_at)
         self._answer_draw_offer()
-        self._think()
+        self._our_turn()
         if first_full:
             self._greet()  # while the engine thinks, not before
 
     def _on_game_full(self) -> None:
         game = self.game
-        if not self._seen_full:
-            self._seen_full = True
+        if self._phase is Phase.STARTING:
+            self._phase = Phase.PLAYING
             log.info("game %s: start, %s vs %s, we play %s, %d moves so far", self.game_id,
-                     game.white.name if game.white else "?", game.black.name if game.black else "?",
+                     printable(game.white.name) if game.white else "?",
+                     printable(game.black.name) if game.black else "?",
                      "white" if game.color == chess.WHITE else "black", game.ply)
-        if self._unsure_ply is not None:
-            # The stream was reopened to learn whether an unanswered post landed.
-            if game.ply == self._unsure_ply and game.my_turn:
-                log.warning("game %s: the unanswered move did not land; moving again", self.game_id)
-                self._posted_ply = self._thinking_ply = None
-            self._unsure_ply = None
+        move = self._move
+        if move is None or move.stage is not Stage.UNSURE or game.ply != move.ply or not game.my_turn:
+            return
+        # The stream was reopened to learn whether an unanswered or refused post landed: it did not.
+        if move.attempt >= MAX_MOVE_ATTEMPTS:
+            log.error("game %s: our move at ply %d was refused or unanswered %d times; resigning",
+                      self.game_id, move.ply + 1, move.attempt)
+            self._start_resigning()
+            return
+        log.warning("game %s: the move did not land; moving again (attempt %d of %d)", self.game_id,
+                    move.attempt + 1, MAX_MOVE_ATTEMPTS)
+        self._move = OurMove(move.ply, Stage.AGAIN, move.attempt + 1)
 
     def _greet(self) -> None:
         if self.settings.game.greeting and self.game.ply < 2 and self.game.opponent is not None:
             self._chat(self.settings.game.greeting)
 
-    def _think(self) -> None:
+    # -- our move --------------------------------------------------------------------------------
+
+    def _our_turn(self) -> None:
+        """Asks the engine for a move when it is our turn and this ply has no move under way."""
         game = self.game
-        ply = game.ply
-        if not game.my_turn or ply in (self._thinking_ply, self._posted_ply) or self._unsure_ply is not None:
+        if not game.my_turn:
+            return
+        move, ply = self._move, game.ply
+        if move is not None and move.ply == ply and move.stage is not Stage.AGAIN:
             return
         assert game.state is not None
-        self._thinking_ply = ply
-        self._fallback_at = game.fallback_deadline()
+        self._move = OurMove(ply, Stage.THINKING, move.attempt if move is not None and move.ply == ply else 1)
+        self._deadlines.arm(Due.ENGINE_LATE, game.fallback_deadline())
         try:
-            # The request also ends this game's ponder search (a hit goes on as this search).
             future = self.searcher.submit(game.initial_fen, game.state.moves, game.limits(share=self.share()))
         except Exception as error:  # the pool could not even take the job
             log.error("game %s: search could not start (%s); playing a fallback move", self.game_id, error)
             self._post(game.fallback_move(), None)
             return
-        future.add_done_callback(lambda done: self._inbox.put(("search", (ply, done))))
+        future.add_done_callback(lambda done: self._inbox.put(SearchDone(ply, done)))
 
-    def _on_search_done(self, ply: int, future: Future[SearchResult]) -> None:
-        game = self.game
-        if ply != game.ply or not game.my_turn or self._posted_ply == ply:
+    def _thinking_at(self, ply: int) -> bool:
+        """The engine is searching the position at ``ply``, which is the game's, and our turn."""
+        move = self._move
+        return (self._phase is Phase.PLAYING and move is not None and move.stage is Stage.THINKING
+                and move.ply == ply == self.game.ply and self.game.my_turn)
+
+    def _on_search_done(self, done: SearchDone) -> None:
+        if not self._thinking_at(done.ply):
             return  # late: the game moved on, or a fallback move went out already
+        game = self.game
         try:
-            result: SearchResult | None = future.result()
+            result: SearchResult | None = done.future.result()
         except Exception as error:
             log.error("game %s: engine failed (%r); playing a fallback move", self.game_id, error)
             result = None
@@ -201,84 +315,103 @@ class GamePlayer:
                       result.move)
         self._post(move or game.fallback_move(), result if move else None)
 
-    def _keep_deadlines(self) -> None:
-        game = self.game
-        now = time.monotonic()
-        if self._fallback_at is not None and now >= self._fallback_at:
-            self._fallback_at = None
-            if game.my_turn and self._posted_ply != game.ply and self._thinking_ply == game.ply:
-                log.warning("game %s: engine too slow; playing a fallback move", self.game_id)
-                self._post(game.fallback_move(), None)
-        abort_at = game.abort_deadline()
-        if abort_at is not None and now >= abort_at and not self._abort_sent:
-            self._abort(f"the opponent made no move in {self.settings.game.abort_after_s:g} s")
-        if game.claim_win_at is not None and now >= game.claim_win_at and not self._claim_sent:
-            self._claim_sent = True
-            log.info("game %s: opponent gone; claiming victory", self.game_id)
-            self._call(self.client.claim_victory)
-
     def _post(self, move: chess.Move, result: SearchResult | None) -> None:
         game = self.game
         ply = game.ply
+        attempt = self._move.attempt if self._move is not None and self._move.ply == ply else 1
         uci = game.board.uci(move)
         clock_ms = game.my_clock_ms()
-        self._posted_ply = ply
-        self._fallback_at = None
+        self._move = OurMove(ply, Stage.POSTED, attempt)
+        self._deadlines.disarm(Due.ENGINE_LATE)
         if result is not None:
             game.scores.append(_score(result))
         offer = self.client.dialect == "lichess" and game.wants_draw_offer()
-        outcome = self.client.post_move(self.game_id, uci, offering_draw=offer, still_wanted=self._still_playing)
+        outcome = self.client.post_move(self.game_id, uci, offering_draw=offer, cancel=self._leave,
+                                        send_by=game.must_move_by())
         if outcome is MoveOutcome.LANDED:
             game.note_own_move(move, clock_ms)
             if offer:
                 game.draw_offered_at = ply
                 log.info("game %s: offering a draw with this move", self.game_id)
-            log.info("game %s: move %d %s (%s) %s", self.game_id, ply // 2 + 1, uci, game.board.san(move),
-                     _describe(result))
-            self._ponder(move, result)
+            self._on_move_posted(move, uci, result)
         elif outcome in (MoveOutcome.UNCERTAIN, MoveOutcome.REJECTED):
             # Did it land? Reopen the stream: its gameFull tells (see _on_game_full).
-            self._unsure_ply = ply
+            self._move = OurMove(ply, Stage.UNSURE, attempt)
             self.client.interrupt_game_stream(self.game_id)
 
-    def _ponder(self, move: chess.Move, result: SearchResult | None) -> None:
-        """Hook: think on the opponent's time, on the reply the engine expects after our *move*."""
+    def _on_move_posted(self, move: chess.Move, uci: str, result: SearchResult | None) -> None:
+        """Our move is on the server (the opponent's turn now)."""
         game = self.game
+        log.info("game %s: move %d %s (%s) %s", self.game_id, game.ply // 2 + 1, uci, game.board.san(move),
+                 _describe(result))
         if self.settings.engine.ponder and game.state is not None:
+            # Think on the opponent's time, on the reply the engine expects after our move.
             self.searcher.ponder(game.initial_fen,
                                  ponder_line(game.board, game.state.moves, move, result.pv if result else ()))
-
-    def _still_playing(self) -> bool:
-        return not (self._over.is_set() or self._stop.is_set())
 
     def _answer_draw_offer(self) -> None:
         game = self.game
         if self.client.dialect == "lichess" and game.accepts_draw() and self._draw_answered_ply != game.ply:
             self._draw_answered_ply = game.ply
             log.info("game %s: accepting the draw offer (score %s)", self.game_id, game.scores[-1])
-            self._call(self.client.accept_draw)
+            try:
+                self.client.accept_draw(self.game_id)
+            except ClientError as error:
+                log.warning("game %s: %s", self.game_id, error)
 
-    def _abort(self, why: str) -> None:
-        if self._abort_sent:
-            return
-        self._abort_sent = True
-        log.info("game %s: aborting: %s", self.game_id, why)
+    # -- calls the server must take: tried again with backoff ---------------------------------------
+
+    def _retry_later(self, due: Due, what: str, error: ClientError) -> None:
+        delay = self._retries[due].next_delay()
+        log.warning("game %s: %s failed (%s); trying again in %.1f s", self.game_id, what, error, delay)
+        self._deadlines.arm(due, time.monotonic() + delay)
+
+    def _start_aborting(self) -> None:
+        self._phase = Phase.ABORTING
+        self._deadlines.disarm(Due.ENGINE_LATE)
+        self._try_abort()
+
+    def _try_abort(self) -> None:
+        why = self.game.setup_problem or f"the opponent made no move in {self.settings.game.abort_after_s:g} s"
+        log.info("game %s: aborting: %s", self.game_id, printable(why))
         try:
             self.client.abort(self.game_id)
             self.game.note_abort(why)
         except ClientError as error:
-            if self.game.setup_problem is None:
-                log.warning("game %s: %s", self.game_id, error)
-                return
-            # A game the bot must not play cannot be left to run out its clock either.
-            log.warning("game %s: abort refused (%s); resigning", self.game_id, error)
-            self._resign()
+            if error.retryable:
+                self._retry_later(Due.ABORT, "abort", error)
+            elif self._phase is Phase.ABORTING:
+                # A game the bot must not play cannot be left to run out its clock either.
+                log.warning("game %s: abort refused (%s); resigning", self.game_id, error)
+                self._start_resigning()
+            else:
+                log.warning("game %s: abort refused: %s", self.game_id, error)
 
-    def _resign(self) -> None:
+    def _try_claim_victory(self) -> None:
+        log.info("game %s: opponent gone; claiming victory", self.game_id)
+        try:
+            self.client.claim_victory(self.game_id)
+        except ClientError as error:
+            if error.retryable:
+                self._retry_later(Due.CLAIM_VICTORY, "victory claim", error)
+            else:
+                log.warning("game %s: victory claim refused: %s", self.game_id, error)
+
+    def _start_resigning(self) -> None:
+        self._phase = Phase.RESIGNING
+        for due in Due:
+            self._deadlines.disarm(due)
+        self._try_resign()
+
+    def _try_resign(self) -> None:
         try:
             self.client.resign(self.game_id)
         except ClientError as error:
-            log.warning("game %s: %s", self.game_id, error)
+            if error.retryable and self._retries[Due.RESIGN].failures < RESIGN_ATTEMPTS - 1:
+                self._retry_later(Due.RESIGN, "resignation", error)
+                return
+            log.error("game %s: cannot resign (%s); giving the game up", self.game_id, error)
+            self._finish("the bot gave the game up: it could neither move nor resign")
             return
         self.game.resigned = True
         if self.client.dialect == "pychess":
@@ -290,17 +423,15 @@ class GamePlayer:
         except ClientError as error:
             log.info("game %s: chat not sent: %s", self.game_id, error)
 
-    def _call(self, action: Callable[[str], None]) -> None:
-        try:
-            action(self.game_id)
-        except ClientError as error:
-            log.warning("game %s: %s", self.game_id, error)
+    # -- the end ---------------------------------------------------------------------------------
 
     def _finish(self, lost: str | None) -> None:
-        if self.finished.is_set():
+        """The game is over (or given up, with the reason in ``lost``): PGN, goodbye, tell the runner."""
+        if self._phase is Phase.OVER:
             return
-        self._over.set()
-        self.searcher.stop_ponder()  # hook: no thinking on a game that is over
+        self._phase = Phase.OVER
+        self._leave.set()
+        self.searcher.stop_ponder()  # no thinking on a game that is over
         game = self.game
         if lost is None and game.needs_reported_result:
             self._ask_how_it_ended()
@@ -315,7 +446,6 @@ class GamePlayer:
         else:
             log.warning("game %s: over without a single state seen (%s); no PGN", self.game_id, result.reason)
         self.finished.set()
-        self._stop.set()
         self.on_done(self.game_id, result)
 
     def _ask_how_it_ended(self) -> None:
@@ -346,4 +476,3 @@ def _describe(result: SearchResult | None) -> str:
     else:
         score = f"score {result.score_cp:+d} cp" if result.score_cp is not None else "no score"
     return f"depth {result.depth} {score} time {result.time_ms} ms nodes {result.nodes}"
-

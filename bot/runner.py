@@ -2,9 +2,12 @@
 
 Start-up checks the account is a BOT and reopens the games the state file remembers (pychess does
 not re-send ``gameStart`` to a bot that restarts quickly). The event stream runs on its own thread
-and touches the heartbeat file on every line, keep-alives included; challenges are answered on a
-single helper thread so an HTTP pause on ``accept`` never stalls the stream. A ``gameStart`` for
-a game already being played is ignored: one game, one player.
+and touches the heartbeat file on every line, keep-alives included; an event the runner fails on
+is logged and skipped, never a reason to reopen the stream. Challenges are answered on a single
+helper thread so an HTTP pause on ``accept`` never stalls the stream, and a challenge the runner
+fails to decide on is declined, not left unanswered. A ``gameStart`` for a game already being
+played is ignored: one game, one player; one beyond ``challenge.concurrency`` waits in a queue
+until a game ends (see :meth:`Runner._start_player`).
 
 Shutdown (``stop`` set, from SIGINT/SIGTERM in the CLI): stop accepting, interrupt every stream,
 let the players leave (their games stay in the state file for the next start), and return 0
@@ -22,13 +25,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bot.challenges import decide
+from bot.challenges import Decision, decide
 from bot.client import Client, ClientError
 from bot.config import Settings
 from bot.engines import Engines, GameEngine
 from bot.events import Challenge, ChallengeReceived, EventStreamEvent, GameStarted, ServerShutdown
 from bot.game import Result
 from bot.player import GamePlayer
+from bot.printable import printable
 from bot.storage import StateFile, touch
 
 log = logging.getLogger(__name__)
@@ -40,6 +44,8 @@ PENDING_ACCEPT_S = 30.0
 MISSING_GAME_START_S = 8.0
 #: Results of finished games kept for :meth:`Runner.wait_game_done`.
 FINISHED_GAMES_KEPT = 1000
+#: Games started beyond ``challenge.concurrency`` that wait for a free slot; more are not played.
+MAX_QUEUED_GAMES = 20
 #: How long shutdown waits for threads before returning anyway.
 SHUTDOWN_GRACE_S = 5.0
 
@@ -60,6 +66,7 @@ class Runner:
         self._players: dict[str, GamePlayer] = {}
         self._game_engines: dict[str, GameEngine] = {}
         self._pending: dict[str, float] = {}
+        self._queued: list[str] = []     # games started beyond challenge.concurrency, oldest first
         self._rechecked: set[str] = set()
         self._lock = threading.Lock()
         self._answers = ThreadPoolExecutor(max_workers=1, thread_name_prefix="challenges")
@@ -117,7 +124,7 @@ class Runner:
         touch(self.settings.bot.heartbeat_file)
         for game_id in self.state.game_ids():
             log.info("game %s: unfinished at the last stop; reopening it", game_id)
-            self._start_player(game_id)
+            self._start_player(game_id, resumed=True)
         events = threading.Thread(target=self._read_events, name="events", daemon=True)
         events.start()
         while not stop.wait(0.5):
@@ -147,16 +154,26 @@ class Runner:
     # -- the event stream ------------------------------------------------------------------------
 
     def _read_events(self) -> None:
+        backoff = self.client.backoff()
         while self.accepting:
             try:
                 for event in self.client.events():
                     touch(self.settings.bot.heartbeat_file)
-                    self._on_event(event)
+                    self._on_event_logged(event)
                 return
-            except Exception:  # a bug here must not end the bot: log it and read on
-                log.exception("event handling failed; reopening the event stream")
-                if self.client.stop.wait(1.0):
+            except Exception:  # a bug in the client's reader: log it, and reopen with backoff
+                delay = backoff.next_delay()
+                log.exception("event stream reader failed; reopening it in %.1f s", delay)
+                if self.client.stop.wait(delay):
                     return
+
+    def _on_event_logged(self, event: EventStreamEvent) -> None:
+        """Handles one event; a bug here is logged and the stream read on (reopening it would only
+        have the server send the same event again)."""
+        try:
+            self._on_event(event)
+        except Exception:
+            log.exception("handling %s failed; skipped", type(event).__name__)
 
     def _on_event(self, event: EventStreamEvent) -> None:
         self._recheck_missing_game_starts()
@@ -169,11 +186,13 @@ class Runner:
             log.warning("the server says it is shutting down; the stream will be reopened")
 
     def _answer(self, challenge: Challenge) -> None:
-        decision = decide(self.settings.challenge, challenge, self.active_games())
-        control = (f"{challenge.base_ms / 1000:g}+{challenge.increment_ms / 1000:g}"
-                   if challenge.base_ms is not None and challenge.increment_ms is not None else challenge.time_control)
-        what = (f"challenge {challenge.id} from {challenge.challenger} ({challenge.variant} {control} "
-                f"{'rated' if challenge.rated else 'casual'})")
+        what = f"challenge {challenge.id}"
+        try:
+            what = _describe(challenge)
+            decision = decide(self.settings.challenge, challenge, self.active_games())
+        except Exception:   # a bug must not leave the challenger waiting for an answer
+            log.exception("%s: cannot decide on it (a bug); declining it", what)
+            decision = Decision.declined("generic", "the bot failed to decide")
         try:
             if decision.accept:
                 with self._lock:
@@ -182,11 +201,14 @@ class Runner:
                 log.info("%s: accepted", what)
             else:
                 self.client.decline(challenge.id, decision.reason or "generic")
-                log.info("%s: declined (%s): %s", what, decision.reason, decision.why)
-        except ClientError as error:
+                log.info("%s: declined (%s): %s", what, decision.reason, printable(decision.why))
+        except Exception as error:  # ClientError, or a bug: either way the future would swallow it
             with self._lock:
                 self._pending.pop(challenge.id, None)
-            log.warning("%s: answer failed: %s", what, error)
+            if isinstance(error, ClientError):
+                log.warning("%s: answer failed: %s", what, error)
+            else:
+                log.exception("%s: answer failed", what)
 
     def _recheck_missing_game_starts(self) -> None:
         now = time.monotonic()
@@ -213,19 +235,38 @@ class Runner:
 
     # -- games -----------------------------------------------------------------------------------
 
-    def _start_player(self, game_id: str) -> None:
+    def _start_player(self, game_id: str, resumed: bool = False) -> None:
+        """Plays ``game_id``, unless it is played already. A new game beyond ``challenge.concurrency``
+        (the server started a game the bot did not accept) waits in a queue, and starts when a game
+        ends; a game resumed from the state file always starts (it was ours before the restart)."""
         with self._lock:
             if game_id in self._players or not self.accepting:
                 return
             # Lichess game ids equal challenge ids; otherwise the oldest pending accept is this game.
             if self._pending.pop(game_id, None) is None and self._pending:
                 self._pending.pop(min(self._pending, key=self._pending.__getitem__))
+            if not resumed and len(self._players) >= self.settings.challenge.concurrency:
+                self._queue(game_id)
+                return
             engine = self._game_engines[game_id] = self.engines.open(game_id)
             player = GamePlayer(game_id, client=self.client, searcher=engine, settings=self.settings,
                                 username=self.username, on_done=self._on_done, share=self.clock_share)
             self._players[game_id] = player
         self.state.add(game_id)
         player.start()
+
+    def _queue(self, game_id: str) -> None:
+        """Called with the lock held."""
+        playing = len(self._players)
+        if game_id in self._queued:
+            return
+        if len(self._queued) >= MAX_QUEUED_GAMES:
+            log.warning("game %s: started beyond challenge.concurrency (%d playing) and %d already waiting; "
+                        "not played (the server will end it)", game_id, playing, len(self._queued))
+            return
+        self._queued.append(game_id)
+        log.warning("game %s: started beyond challenge.concurrency (%d playing); it waits and is played "
+                    "as soon as a game ends", game_id, playing)
 
     def _on_done(self, game_id: str, result: Result | None) -> None:
         self.state.remove(game_id)
@@ -236,8 +277,12 @@ class Runner:
             while len(self._done) > FINISHED_GAMES_KEPT:   # the bot runs for weeks
                 del self._done[next(iter(self._done))]
             self._done_changed.notify_all()
+            waiting = self._queued.pop(0) if self._queued else None
         if engine is not None:
             engine.close()
+        if waiting is not None:
+            log.info("game %s: a game ended; playing it now", waiting)
+            self._start_player(waiting)
 
     def wait_game_done(self, game_id: str, timeout: float) -> Result | None:
         """Waits until the game's PGN is written; its result. Raises TimeoutError (for demo and tests)."""
@@ -245,3 +290,11 @@ class Runner:
             if not self._done_changed.wait_for(lambda: game_id in self._done, timeout):
                 raise TimeoutError(f"game {game_id} not finished by the bot after {timeout:g} s")
             return self._done[game_id]
+
+
+def _describe(challenge: Challenge) -> str:
+    """The challenge for the log, the challenger's name and the variant escaped (they come from the server)."""
+    control = (f"{challenge.base_ms / 1000:g}+{challenge.increment_ms / 1000:g}"
+               if challenge.base_ms is not None and challenge.increment_ms is not None else challenge.time_control)
+    return (f"challenge {challenge.id} from {printable(challenge.challenger)} ({printable(challenge.variant)} "
+            f"{printable(control)} {'rated' if challenge.rated else 'casual'})")

@@ -202,7 +202,7 @@ def _position(initial_fen: str | None, moves: tuple[str, ...]) -> KnightmateBoar
     if board is None:
         board, known = KnightmateBoard(initial_fen or STARTING_FEN), 0
     for uci in moves[known:]:
-        board.push(board.parse_uci(uci))
+        board.push(board.parse_game_move(uci))
     _boards[(initial_fen, moves)] = board
     while len(_boards) > BOARD_CACHE_SIZE:
         del _boards[next(iter(_boards))]

@@ -2,8 +2,9 @@
 
 Every write goes to a temporary file in the same directory first and is then renamed over the
 target, so a bot killed mid-write leaves the old file or the new one, never half of one. A state
-file that cannot be read is logged and treated as empty rather than stopping the bot: losing
-track of a game is bad, refusing to start at all is worse. Nothing here knows about HTTP or chess.
+file that cannot be read is moved aside to ``<name>.corrupt`` (so the next save cannot overwrite
+what an operator may still recover), logged, and treated as empty rather than stopping the bot:
+losing track of a game is bad, refusing to start at all is worse. Nothing here knows about HTTP or chess.
 """
 
 from __future__ import annotations
@@ -52,14 +53,28 @@ class StateFile:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return []
-        except (OSError, ValueError) as error:
-            log.error("state file %s unreadable (%s): starting without remembered games", self.path, error)
+        except (OSError, ValueError, RecursionError) as error:
+            self._keep_aside(f"unreadable ({type(error).__name__})")
             return []
         games = data.get("unfinished_games") if isinstance(data, dict) else None
         if not isinstance(games, list) or not all(isinstance(item, str) for item in games):
-            log.error("state file %s has no list of game ids: starting without remembered games", self.path)
+            self._keep_aside("without a list of game ids")
             return []
         return games
+
+    def _keep_aside(self, problem: str) -> None:
+        """Moves the bad file to the first free ``<name>.corrupt[.N]`` and says so."""
+        for index in range(100):
+            aside = self.path.with_name(self.path.name + ".corrupt" + (f".{index}" if index else ""))
+            if not aside.exists():
+                break
+        try:
+            os.replace(self.path, aside)
+        except OSError as error:
+            log.error("state file %s %s, and it cannot be moved aside (%s): starting without remembered "
+                      "games; the next save overwrites it", self.path, problem, error.strerror)
+            return
+        log.error("state file %s %s: kept as %s; starting without remembered games", self.path, problem, aside)
 
     def game_ids(self) -> list[str]:
         with self._lock:

@@ -7,12 +7,17 @@ become ``None``; pychess players have only a name, pychess ``gameStart`` only an
 
 A line that is not JSON, or lacks a field an event needs, raises :class:`MalformedLine` so the
 caller can log it and read on; a line of a type the bot has no use for gives ``None``. Parsing
-never does I/O and never raises anything else.
+never does I/O and never raises anything else. This is where hostile input stops: numbers that are
+not finite (``1e400``, ``Infinity``) or absurdly large, nesting too deep for the parser, booleans
+that are neither ``true``/``false`` nor pychess's strings ``"True"``/``"False"``, and ids that are
+not plain tokens (they go into URL paths) all make a line malformed.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -48,10 +53,23 @@ PYCHESS_STATUSES = {
 }
 
 RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
+#: What a game or challenge id may look like: it becomes a URL path segment.
+PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+#: The largest time (ms) or count the bot believes; Lichess's "unlimited" clock is 2**31 - 1 ms.
+MAX_NUMBER = 10**12
+MAX_RATING = 10_000
+
+#: What a failing conversion of a decoded line can raise: each one means a malformed line.
+_CONVERSION_ERRORS = (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError)
 
 
 class MalformedLine(ValueError):
     """A stream line that could not be understood; the message quotes (a bit of) it."""
+
+
+def is_plain_id(value: str) -> bool:
+    """Whether ``value`` is a plain id (letters, digits, ``_``, ``-``) that can go into a URL path."""
+    return PLAIN_ID.fullmatch(value) is not None
 
 
 def parse_event_line(dialect: str, line: bytes | str) -> EventStreamEvent | None:
@@ -61,7 +79,7 @@ def parse_event_line(dialect: str, line: bytes | str) -> EventStreamEvent | None
         return KeepAlive()
     try:
         return _event(dialect, data)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
+    except _CONVERSION_ERRORS as error:
         raise MalformedLine(f"{_quote(line)}: {error!r}") from None
 
 
@@ -72,22 +90,19 @@ def parse_game_line(dialect: str, line: bytes | str) -> GameStreamEvent | None:
         return KeepAlive()
     try:
         return _game_event(dialect, data)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
+    except _CONVERSION_ERRORS as error:
         raise MalformedLine(f"{_quote(line)}: {error!r}") from None
 
 
 def parse_round_message(message: bytes | str) -> ReportedResult | None:
     """One message of pychess's round socket (what a spectator's browser reads): the ``board``
     message's game id, status and result; ``None`` for every other type of message."""
-    try:
-        data = _load(message)
-    except RecursionError:
-        raise MalformedLine(f"{_quote(message)}: nested too deeply") from None
+    data = _load(message)
     if data is None or data.get("type") != "board":
         return None
     try:
         return _reported_result(data)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
+    except _CONVERSION_ERRORS as error:
         raise MalformedLine(f"{_quote(message)}: {error!r}") from None
 
 
@@ -98,7 +113,7 @@ def _reported_result(data: Mapping[str, Any]) -> ReportedResult:
     result = data["result"]
     if result not in RESULTS:
         raise ValueError(f"unknown result {result!r}")
-    return ReportedResult(_required_text(data["gameId"], "game id"), PYCHESS_STATUSES[code], result)
+    return ReportedResult(_plain_id(data["gameId"], "game id"), PYCHESS_STATUSES[code], result)
 
 
 def _load(line: bytes | str) -> Mapping[str, Any] | None:
@@ -106,14 +121,25 @@ def _load(line: bytes | str) -> Mapping[str, Any] | None:
     if not text.strip():
         return None
     try:
-        data = json.loads(text)
-    except ValueError:
-        raise MalformedLine(f"{_quote(line)}: not JSON") from None
+        data = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as error:
+        raise MalformedLine(f"{_quote(line)}: not JSON ({type(error).__name__})") from None
     if not isinstance(data, Mapping):
         raise MalformedLine(f"{_quote(line)}: not a JSON object")
     if data.get("type") == "ping":
         return None
     return data
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number out of range: {text[:20]}")
+    return value
+
+
+def _no_constant(text: str) -> float:
+    raise ValueError(f"{text} is not a number the bot accepts")
 
 
 def _quote(line: bytes | str) -> str:
@@ -126,7 +152,7 @@ def _event(dialect: str, data: Mapping[str, Any]) -> EventStreamEvent | None:
     if kind == "challenge":
         return ChallengeReceived(_challenge(dialect, data["challenge"]))
     if kind in ("challengeCanceled", "challengeDeclined"):
-        return ChallengeGone(str(data["challenge"]["id"]))
+        return ChallengeGone(_plain_id(data["challenge"]["id"], "challenge id"))
     if kind == "gameStart":
         return GameStarted(_game_id(data["game"]))
     if kind == "gameFinish":
@@ -139,7 +165,7 @@ def _event(dialect: str, data: Mapping[str, Any]) -> EventStreamEvent | None:
 def _game_id(game: Mapping[str, Any]) -> str:
     # Lichess sends both gameId and id, pychess only id.
     value = game.get("gameId") or game["id"]
-    return _required_text(value, "game id")
+    return _plain_id(value, "game id")
 
 
 def _challenge(dialect: str, data: Mapping[str, Any]) -> Challenge:
@@ -149,15 +175,15 @@ def _challenge(dialect: str, data: Mapping[str, Any]) -> Challenge:
     base_ms = increment_ms = None
     if kind == "clock":
         # Seconds on both servers.
-        base_ms = round(float(control["limit"]) * 1000)
-        increment_ms = round(float(control.get("increment", 0)) * 1000)
+        base_ms = _count(control["limit"], "clock limit") * 1000
+        increment_ms = _count(control.get("increment", 0), "increment") * 1000
     fen = data.get("initialFen") if dialect == LICHESS else None
     return Challenge(
-        id=_required_text(data["id"], "challenge id"),
+        id=_plain_id(data["id"], "challenge id"),
         challenger=str(challenger.get("name") or challenger.get("id") or "?"),
         challenger_is_bot=challenger.get("title") == "BOT",
         variant=_variant_key(data.get("variant")),
-        rated=bool(data.get("rated", False)),
+        rated=_flag(data.get("rated", False), "rated"),
         time_control=kind,
         base_ms=base_ms,
         increment_ms=increment_ms,
@@ -180,10 +206,26 @@ def _start_fen(fen: Any) -> str | None:
     return fen.strip()
 
 
-def _required_text(value: Any, what: str) -> str:
-    if not isinstance(value, str | int) or value == "":
-        raise ValueError(f"no {what}")
+def _plain_id(value: Any, what: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int) or not is_plain_id(str(value)):
+        raise ValueError(f"{what} is not a plain id")
     return str(value)
+
+
+def _flag(value: Any, what: str) -> bool:
+    """A JSON boolean, or pychess's ``"True"``/``"False"`` (``bool("False")`` would be true)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ValueError(f"{what} is not a boolean: {str(value)[:20]!r}")
+
+
+def _count(value: Any, what: str) -> int:
+    """A non-negative number up to :data:`MAX_NUMBER`, rounded to an int."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_NUMBER:
+        raise ValueError(f"{what} is not a number from 0 to {MAX_NUMBER}: {str(value)[:20]!r}")
+    return round(value)
 
 
 def _game_event(dialect: str, data: Mapping[str, Any]) -> GameStreamEvent | None:
@@ -196,7 +238,8 @@ def _game_event(dialect: str, data: Mapping[str, Any]) -> GameStreamEvent | None
         return GameEnded()
     if kind == "opponentGone":
         seconds = data.get("claimWinInSeconds")
-        return OpponentGone(bool(data["gone"]), int(seconds) if seconds is not None else None)
+        return OpponentGone(_flag(data["gone"], "gone"),
+                            _count(seconds, "claimWinInSeconds") if seconds is not None else None)
     if kind == "chatLine":
         return ChatLine(str(data.get("room", "")), str(data.get("username", "")), str(data.get("text", "")))
     return None
@@ -208,14 +251,14 @@ def _game_full(dialect: str, data: Mapping[str, Any]) -> GameFull:
     increment = clock.get("increment")
     rated = data.get("rated")
     return GameFull(
-        id=_required_text(data["id"], "game id"),
+        id=_plain_id(data["id"], "game id"),
         variant=_variant_key(data.get("variant")),
         white=_player(data["white"]),
         black=_player(data["black"]),
         initial_fen=_start_fen(data.get("initialFen")),
-        base_ms=int(base) if base is not None else None,
-        increment_ms=int(increment) if increment is not None else None,
-        rated=bool(rated) if rated is not None else None,
+        base_ms=_count(base, "clock initial") if base is not None else None,
+        increment_ms=_count(increment, "clock increment") if increment is not None else None,
+        rated=_flag(rated, "rated") if rated is not None else None,
         state=_game_state(dialect, data["state"]),
     )
 
@@ -227,7 +270,9 @@ def _player(data: Mapping[str, Any]) -> Player:
         name=str(name),
         id=str(data["id"]) if data.get("id") else None,
         title=str(data["title"]) if data.get("title") else None,
-        rating=int(rating) if isinstance(rating, int | float) and not isinstance(rating, bool) else None,
+        # A rating is only shown: an odd one is dropped, not a reason to refuse the whole line.
+        rating=round(rating) if isinstance(rating, int | float) and not isinstance(rating, bool)
+        and 0 <= rating <= MAX_RATING else None,
     )
 
 
@@ -246,12 +291,13 @@ def _game_state(dialect: str, data: Mapping[str, Any]) -> GameState:
         binc_ms=_milliseconds(data.get("binc", 0)) * increment_scale,
         status=str(data.get("status", "started")),
         winner=winner if winner in ("white", "black") else None,
-        wdraw=bool(data.get("wdraw", False)),
-        bdraw=bool(data.get("bdraw", False)),
+        wdraw=_flag(data.get("wdraw", False), "wdraw"),
+        bdraw=_flag(data.get("bdraw", False), "bdraw"),
     )
 
 
 def _milliseconds(value: Any) -> int:
+    """A clock time; a negative one (a flag that fell) counts as zero."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"not a time: {value!r}")
-    return max(0, round(value))
+        raise ValueError(f"not a time: {str(value)[:20]!r}")
+    return _count(max(0, value), "time")

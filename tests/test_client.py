@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import threading
@@ -210,15 +211,23 @@ class FakeServer(ThreadingHTTPServer):
         return [body for method, full, _, body in self.requests if method == "POST" and full.startswith(path)]
 
 
-@pytest.fixture
-def server() -> Iterator[FakeServer]:
+@contextlib.contextmanager
+def serving() -> Iterator[FakeServer]:
     fake = FakeServer()
     thread = threading.Thread(target=fake.serve_forever, args=(0.02,), daemon=True)
     thread.start()
-    yield fake
-    fake.release.set()
-    fake.shutdown()
-    fake.server_close()
+    try:
+        yield fake
+    finally:
+        fake.release.set()
+        fake.shutdown()
+        fake.server_close()
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    with serving() as fake:
+        yield fake
 
 
 def make_client(server: FakeServer, dialect: str = "lichess", **overrides: Any) -> Client:
@@ -291,10 +300,8 @@ def test_move_after_429_waits_retry_after_then_lands_once(server: FakeServer) ->
 def test_429_without_retry_after_pauses_the_endpoint_for_the_configured_time(server: FakeServer) -> None:
     server.routes[("POST", MOVE)] = answer(429, b"<html>slow down</html>")
     client = make_client(server, rate_limit_pause_s=60.0)
-    wanted = [True]
     outcome: list[MoveOutcome] = []
-    thread = threading.Thread(target=lambda: outcome.append(client.post_move("g1", "e2e4",
-                                                                             still_wanted=lambda: wanted[0])))
+    thread = threading.Thread(target=lambda: outcome.append(client.post_move("g1", "e2e4")))
     thread.start()
     thread.join(0.5)
     assert thread.is_alive() and 55 < client.rate_limits.remaining("move") <= 60
@@ -311,10 +318,15 @@ def test_move_after_5xx_is_posted_again_until_it_lands(server: FakeServer) -> No
 
 
 def test_move_retries_stop_when_the_game_no_longer_wants_it(server: FakeServer) -> None:
-    server.routes[("POST", MOVE)] = answer(503)
-    calls = iter([True, True, True, False])
-    assert make_client(server).post_move("g1", "e2e4", still_wanted=lambda: next(calls, False)) is \
-        MoveOutcome.ABANDONED
+    game_over = threading.Event()
+
+    def unavailable(handler: Handler) -> None:
+        if len(server.posts(MOVE)) == 3:
+            game_over.set()
+        handler.reply(503)
+    server.routes[("POST", MOVE)] = unavailable
+    assert make_client(server).post_move("g1", "e2e4", cancel=game_over) is MoveOutcome.ABANDONED
+    assert len(server.posts(MOVE)) == 3
 
 
 def test_move_refused_with_400_is_rejected_not_retried(server: FakeServer) -> None:
@@ -458,8 +470,22 @@ def test_move_whose_connection_drops_after_sending_is_uncertain(server: FakeServ
 def test_move_to_a_server_that_refuses_connections_is_tried_again() -> None:
     settings = ServerSettings(url="http://127.0.0.1:9", dialect="lichess", connect_timeout_s=1.0,
                               backoff_initial_s=0.01, backoff_max_s=0.02)
-    attempts = iter(range(4))
+    game_over = GivenUpAfterWaits(3)
     client = Client(settings, Secret(TOKEN))
-    assert client.post_move("g1", "e2e4", still_wanted=lambda: next(attempts, None) is not None) is \
-        MoveOutcome.ABANDONED
-    assert next(attempts, None) is None
+    assert client.post_move("g1", "e2e4", cancel=game_over) is MoveOutcome.ABANDONED
+    assert game_over.waits == 3
+
+
+class GivenUpAfterWaits(threading.Event):
+    """A game that gives its move up after the move's ``count``-th backoff wait."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self.count = count
+        self.waits = 0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits += 1
+        if self.waits >= self.count:
+            self.set()
+        return self.is_set()

@@ -54,3 +54,17 @@ def test_heartbeat_age_follows_touch(tmp_path: Path) -> None:
     os.utime(beat, (time.time() - 100, time.time() - 100))
     old = age_s(beat)
     assert old is not None and old >= 99
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"unfinished_games": "g1"}', "[" * 100_000])
+def test_an_unreadable_state_file_is_kept_aside_not_overwritten_by_the_next_save(
+        tmp_path: Path, content: str, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "state.json"
+    path.write_text(content)
+    (tmp_path / "state.json.corrupt").write_text("an older bad file")
+    state = StateFile(path)
+    state.add("g9")
+    assert (tmp_path / "state.json.corrupt.1").read_text() == content
+    assert (tmp_path / "state.json.corrupt").read_text() == "an older bad file"
+    assert json.loads(path.read_text()) == {"unfinished_games": ["g9"]}
+    assert "kept as" in caplog.text and "state.json.corrupt.1" in caplog.text

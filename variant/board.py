@@ -247,6 +247,18 @@ class KnightmateBoard(chess.Board):
             raise type(error)(str(error).replace(repr(internal), repr(uci))) from None
 
 
+    def parse_game_move(self, uci: str) -> Move:
+        """Parses a move a player made in a game: :meth:`parse_uci`, except that the null move
+        ``0000`` (which python-chess parses, and which would silently hand the turn over) is illegal.
+
+        :raises: :exc:`chess.InvalidMoveError` or :exc:`chess.IllegalMoveError` as :meth:`parse_uci`.
+        """
+        move = self.parse_uci(uci)
+        if not move:
+            raise chess.IllegalMoveError(f"the null move {uci!r} is not a move in a game")
+        return move
+
+
 def insufficient_material(ours: Bitboard, occupied: Bitboard, bishops: Bitboard, royals: Bitboard) -> bool:
     """Fairy-Stockfish's rule on bitboards: whether the side with pieces *ours* cannot mate.
 

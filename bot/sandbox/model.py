@@ -228,7 +228,7 @@ class Game:
         if color != self.board.turn:
             raise MoveRejected("not your turn")
         try:
-            move = self.board.parse_uci(uci)
+            move = self.board.parse_game_move(uci)
         except ValueError:
             raise MoveRejected(f"illegal move {uci}", illegal=True) from None
         if self.clock_running:

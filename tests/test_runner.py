@@ -1,0 +1,237 @@
+"""bot.runner with a scripted client: what the runner does with events it fails on, challenges it
+cannot decide on, a failing event stream, and games beyond ``challenge.concurrency``."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import bot.runner
+from bot.client import Backoff, ClientError
+from bot.config import BotSettings, ChallengeSettings, GameSettings, ServerSettings, Settings
+from bot.events import (
+    Challenge,
+    ChallengeReceived,
+    EventStreamEvent,
+    GameEnded,
+    GameFull,
+    GameStarted,
+    GameState,
+    GameStreamEvent,
+    Player,
+    ReportedResult,
+)
+from bot.runner import Runner
+
+
+class ScriptedClient:
+    """An event stream and game streams fed from queues; answers to challenges noted."""
+
+    dialect = "lichess"
+
+    def __init__(self, settings: ServerSettings, fail_events: bool = False) -> None:
+        self.settings = settings
+        self.stop = threading.Event()
+        self.events_queue: queue.Queue[EventStreamEvent] = queue.Queue()
+        self.games: dict[str, queue.Queue[GameStreamEvent | None]] = {}
+        self.fail_events = fail_events
+        self.events_opened: list[float] = []
+        self.answers: list[tuple[str, str, str]] = []
+        self.streams_opened: list[str] = []
+        self.changed = threading.Condition()
+
+    def backoff(self) -> Backoff:
+        return Backoff(self.settings.backoff_initial_s, self.settings.backoff_max_s)
+
+    def events(self) -> Iterator[EventStreamEvent]:
+        with self.changed:
+            self.events_opened.append(time.monotonic())
+            self.changed.notify_all()
+        if self.fail_events:
+            raise RuntimeError("a bug in the stream reader")
+        while not self.stop.is_set():
+            try:
+                yield self.events_queue.get(timeout=0.05)
+            except queue.Empty:
+                continue
+
+    def game_events(self, game_id: str, stop: threading.Event) -> Iterator[GameStreamEvent]:
+        lines = self.game(game_id)
+        with self.changed:
+            self.streams_opened.append(game_id)
+            self.changed.notify_all()
+        while not stop.is_set():
+            try:
+                line = lines.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if line is None:
+                return
+            yield line
+
+    def game(self, game_id: str) -> queue.Queue[GameStreamEvent | None]:
+        with self.changed:
+            return self.games.setdefault(game_id, queue.Queue())
+
+    def accept(self, challenge_id: str) -> None:
+        self._answered(challenge_id, "accept", "")
+
+    def decline(self, challenge_id: str, reason: str) -> None:
+        self._answered(challenge_id, "decline", reason)
+
+    def _answered(self, challenge_id: str, how: str, reason: str) -> None:
+        with self.changed:
+            self.answers.append((challenge_id, how, reason))
+            self.changed.notify_all()
+
+    def chat(self, game_id: str, text: str) -> None:
+        pass
+
+    def interrupt_event_stream(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.stop.set()
+
+    def reported_result(self, game_id: str) -> ReportedResult:
+        raise ClientError("this script has no round socket")
+
+    def wait_for(self, predicate: Any, timeout: float = 10) -> bool:
+        with self.changed:
+            return self.changed.wait_for(predicate, timeout)
+
+
+class NoEngine:
+    """A game engine that cannot take a search: the player answers with a fallback move."""
+
+    def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: object) -> None:
+        raise RuntimeError("no engine in this test")
+
+    def ponder(self, initial_fen: str | None, moves: tuple[str, ...]) -> None:
+        pass
+
+    def stop_ponder(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class NoEngines:
+    def open(self, game_id: str) -> NoEngine:
+        return NoEngine()
+
+
+def make_runner(tmp_path: Path, *, concurrency: int = 1, fail_events: bool = False
+                ) -> tuple[Runner, ScriptedClient, threading.Thread]:
+    server = ServerSettings(url="http://127.0.0.1:1", dialect="lichess", backoff_initial_s=0.05, backoff_max_s=1.0)
+    settings = Settings(server=server, challenge=ChallengeSettings(concurrency=concurrency),
+                        game=GameSettings(pgn_dir=str(tmp_path / "games"), state_file=str(tmp_path / "state.json"),
+                                          greeting="", goodbye=""),
+                        bot=BotSettings(heartbeat_file=str(tmp_path / "heartbeat")))
+    client = ScriptedClient(server, fail_events)
+    runner = Runner(settings, client, NoEngines(), workers=1)  # type: ignore[arg-type]
+    runner.username = "mybot"
+    thread = threading.Thread(target=runner._read_events, daemon=True)
+    thread.start()
+    return runner, client, thread
+
+
+def stop(runner: Runner, client: ScriptedClient, thread: threading.Thread) -> None:
+    runner.accepting = False
+    client.close()
+    thread.join(5)
+
+
+CHALLENGE = Challenge("c1", "alice", False, "knightmate", False, "clock", 60_000, 0, None)
+
+
+def test_a_challenge_the_runner_cannot_decide_on_is_declined_and_the_bug_logged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("a bug in the policy")
+    monkeypatch.setattr(bot.runner, "decide", broken)
+    runner, client, thread = make_runner(tmp_path)
+    client.events_queue.put(ChallengeReceived(CHALLENGE))
+    assert client.wait_for(lambda: client.answers)
+    runner._answers.shutdown(wait=True)
+    stop(runner, client, thread)
+    assert client.answers == [("c1", "decline", "generic")]
+    assert any("a bug in the policy" in (record.exc_text or "") for record in caplog.records)
+
+
+def test_an_event_the_runner_fails_on_is_skipped_and_the_stream_read_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runner, client, thread = make_runner(tmp_path)
+    real_start = runner._start_player
+
+    def start_player(game_id: str, resumed: bool = False) -> None:
+        if game_id == "bad":
+            raise RuntimeError("a bug")
+        real_start(game_id, resumed)
+    monkeypatch.setattr(runner, "_start_player", start_player)
+    client.events_queue.put(GameStarted("bad"))
+    client.events_queue.put(ChallengeReceived(CHALLENGE))
+    assert client.wait_for(lambda: client.answers)
+    stop(runner, client, thread)
+    assert len(client.events_opened) == 1
+
+
+def test_a_failing_event_stream_reader_is_reopened_with_backoff_not_every_second(tmp_path: Path) -> None:
+    runner, client, thread = make_runner(tmp_path, fail_events=True)
+    assert client.wait_for(lambda: len(client.events_opened) >= 5, timeout=15)
+    stop(runner, client, thread)
+    opened = client.events_opened
+    gaps = [later - earlier for earlier, later in zip(opened, opened[1:], strict=False)]
+    # Nominal 0.05, 0.1, 0.2, 0.4 s, jittered down to half at most (a fixed 1 s before).
+    assert gaps[0] < 0.5 and gaps[3] >= 0.18
+
+
+def full_as_black(game_id: str) -> GameFull:
+    return GameFull(id=game_id, variant="knightmate", white=Player("alice"), black=Player("mybot"), initial_fen=None,
+                    base_ms=60_000, increment_ms=0, rated=None,
+                    state=GameState((), 60_000, 60_000, 0, 0, "started"))
+
+
+def test_a_game_started_beyond_concurrency_waits_and_is_played_when_a_game_ends(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="bot")
+    runner, client, thread = make_runner(tmp_path, concurrency=1)
+    client.game("g1").put(full_as_black("g1"))
+    client.game("g2").put(full_as_black("g2"))
+    client.events_queue.put(GameStarted("g1"))
+    client.events_queue.put(GameStarted("g2"))
+    client.events_queue.put(ChallengeReceived(CHALLENGE))   # handled after both gameStarts
+    assert client.wait_for(lambda: client.answers)
+    assert set(runner._players) == {"g1"}
+    assert any("g2: started beyond challenge.concurrency" in record.getMessage() and "waits" in record.getMessage()
+               for record in caplog.records)
+    client.game("g1").put(GameEnded())
+    runner.wait_game_done("g1", timeout=10)
+    assert client.wait_for(lambda: "g2" in client.streams_opened)
+    assert set(runner._players) == {"g2"} and client.streams_opened == ["g1", "g2"]
+    for player in list(runner._players.values()):
+        player.stop()
+    stop(runner, client, thread)
+
+
+def test_names_from_the_server_are_logged_with_control_characters_escaped(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="bot")
+    runner, client, thread = make_runner(tmp_path)
+    forged = "alice\n2026-01-01 INFO bot.runner: challenge c9 from admin: accepted\x1b[2J"
+    challenge = Challenge("c1", forged, False, "knight\rmate", False, "clock", 60_000, 0, None)
+    client.events_queue.put(ChallengeReceived(challenge))
+    assert client.wait_for(lambda: client.answers)
+    runner._answers.shutdown(wait=True)     # the answer is logged after it is sent
+    stop(runner, client, thread)
+    lines = [record.getMessage() for record in caplog.records if "challenge c1" in record.getMessage()]
+    assert lines and all("\n" not in line and "\r" not in line and "\x1b" not in line for line in lines)
+    assert any("alice\\n2026" in line and "\\x1b[2J" in line for line in lines)
