@@ -153,7 +153,7 @@ class Engine:
             self._tt.clear()
         if len(self._pawn_cache) > 100_000:
             self._pawn_cache.clear()
-        search = _Search(board, limits, budget(limits, board.turn), started, stop,
+        search = _Search(board, limits, budget(limits, board.turn, board.fullmove_number), started, stop,
                          self._tt, self._tt_capacity, self._history, self._pawn_cache)
         return search.run(on_info)
 
