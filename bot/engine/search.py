@@ -32,6 +32,7 @@ import chess
 from chess import BB_SQUARES
 
 from bot.engine import evaluation
+from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, budget
 from bot.engine.moves import captures
 from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
@@ -93,8 +94,10 @@ _MOVE_BITS = (1 << _SCORE_SHIFT) - 1
 class SearchResult:
     """The outcome of a search (or of one iteration, in ``on_info`` reports). Picklable.
 
-    ``score_cp`` and ``mate`` are from the side to move's view; exactly one of them is set.
-    ``mate`` is N for mate in N moves, negative when being mated, 0 when mated already.
+    ``score_cp`` and ``mate`` are from the side to move's view; exactly one of them is set,
+    except in a move from the opening book (``from_book``), which has neither and was not
+    searched (depth 0, no nodes). ``mate`` is N for mate in N moves, negative when being mated,
+    0 when mated already.
     """
 
     move: chess.Move | None
@@ -104,6 +107,7 @@ class SearchResult:
     nodes: int
     time_ms: int
     pv: tuple[chess.Move, ...]
+    from_book: bool = False
 
 
 class _Abort(Exception):
@@ -114,11 +118,13 @@ class Engine:
     """A reusable searcher: keeps its hash table and history between moves of one game.
 
     Not thread-safe: one search at a time per instance (the UCI front end and the bot each own
-    one). ``hash_mb`` bounds the transposition table.
+    one). ``hash_mb`` bounds the transposition table. With a *book*, a position the book knows is
+    answered at once with one of its moves (see :meth:`search`).
     """
 
-    def __init__(self, hash_mb: int = 64) -> None:
+    def __init__(self, hash_mb: int = 64, book: OpeningBook | None = None) -> None:
         self.hash_mb = hash_mb
+        self.book = book
         self._tt: dict[int, tuple[int, int, int, Move]] = {}
         self._history: list[list[int]] = [[0] * 4096 for _ in chess.COLORS]
         self._pawn_cache: dict[tuple[int, int], evaluation.Terms] = {}
@@ -146,9 +152,16 @@ class Engine:
         """Searches *board* within *limits* and returns the best move found.
 
         *stop* ends the search early (the best move so far is still returned); *on_info* is
-        called after every completed iteration, as UCI ``info`` lines want.
+        called after every completed iteration, as UCI ``info`` lines want. A book move is
+        returned without a search and without *on_info* calls, except to an ``infinite`` search,
+        which is analysis.
         """
         started = time.perf_counter()
+        if self.book is not None and not limits.infinite:
+            move = self.book.choose(board)
+            if move is not None:
+                return SearchResult(move, None, None, 0, 0, int((time.perf_counter() - started) * 1000), (move,),
+                                    from_book=True)
         if len(self._tt) > self._tt_capacity:
             self._tt.clear()
         if len(self._pawn_cache) > 100_000:
