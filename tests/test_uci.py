@@ -5,11 +5,13 @@ from __future__ import annotations
 import queue
 import subprocess
 import sys
+from pathlib import Path
 
 import chess
 import chess.engine
 import pytest
 
+from bot.engine.book import DEFAULT_BOOK, book_entry, write_book
 from bot.engine.uci import UciSession
 from variant import KnightmateBoard
 
@@ -164,3 +166,47 @@ def test_undecodable_input_does_not_crash_the_process() -> None:
     lines = completed.stdout.decode().splitlines()
     assert completed.returncode == 0
     assert lines[0].startswith("info string error: unknown command") and lines[1] == "readyok"
+
+
+def e4_book(path: Path) -> Path:
+    board = KnightmateBoard()
+    write_book(path, [book_entry(board, board.parse_uci("e2e4"), 1)])
+    return path
+
+
+def test_handshake_offers_the_own_book_and_its_file() -> None:
+    transcript = Transcript()
+    transcript.send("uci")
+    lines = transcript.read_until("uciok")
+    assert "option name OwnBook type check default true" in lines
+    assert f"option name Book File type string default {DEFAULT_BOOK}" in lines
+
+
+def test_book_position_is_answered_from_the_book_without_a_search(tmp_path: Path) -> None:
+    transcript = Transcript()
+    transcript.send(f"setoption name Book File value {e4_book(tmp_path / 'e4.bin')}",
+                    "position startpos", "go wtime 60000 btime 60000")
+    lines = transcript.read_until("bestmove")
+    assert lines == ["info string book move e2e4", "bestmove e2e4"]
+
+
+def test_own_book_false_searches_the_book_position(tmp_path: Path) -> None:
+    transcript = Transcript()
+    transcript.send(f"setoption name Book File value {e4_book(tmp_path / 'e4.bin')}",
+                    "setoption name OwnBook value false", "position startpos", "go depth 2")
+    lines = transcript.read_until("bestmove")
+    assert [line.split()[2] for line in lines if line.startswith("info depth")][:2] == ["1", "2"]
+    assert not any("book" in line for line in lines)
+    assert transcript.session.engine.book is None
+
+
+@pytest.mark.parametrize(("value", "reason"), [("/no/such/book.bin", "cannot read it"), ("", "no file given")])
+def test_a_bad_book_file_is_an_error_and_keeps_the_book(tmp_path: Path, value: str, reason: str) -> None:
+    transcript = Transcript()
+    transcript.send(f"setoption name Book File value {e4_book(tmp_path / 'e4.bin')}")
+    book = transcript.session.engine.book
+    transcript.send(f"setoption name Book File value {value}", "setoption name OwnBook value maybe", "isready")
+    lines = transcript.read_until("readyok")
+    assert lines[0].startswith("info string error: Book File") and reason in lines[0]
+    assert lines[1].startswith("info string error: OwnBook must be true or false")
+    assert transcript.session.engine.book is book and book is not None

@@ -1,7 +1,7 @@
 """``knightmate-bot uci``: the engine behind the Universal Chess Interface, on stdin/stdout.
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``setoption`` (``UCI_Variant`` = knightmate,
-``Hash``, ``Move Overhead``), ``position startpos|fen <fen> [moves ...]`` (``m`` and ``n``
+``Hash``, ``Move Overhead``, ``OwnBook``, ``Book File``), ``position startpos|fen <fen> [moves ...]`` (``m`` and ``n``
 commoner promotions), ``go`` (wtime, btime, winc, binc, movestogo, movetime, depth, nodes,
 infinite), ``stop`` and ``quit``. Searches run on a worker thread so ``stop`` and ``isready``
 are answered while the engine thinks.
@@ -22,6 +22,7 @@ from typing import TextIO
 import chess
 
 from bot import __version__
+from bot.engine.book import DEFAULT_BOOK, BookError, OpeningBook, check_book_file
 from bot.engine.clock import Limits
 from bot.engine.search import Engine, SearchResult
 from variant import KnightmateBoard
@@ -50,6 +51,11 @@ class UciSession:
         self._write_line = write
         self._write_lock = threading.Lock()
         self.engine = Engine(hash_mb=DEFAULT_HASH_MB)
+        self.book_file = DEFAULT_BOOK
+        try:
+            self._use_book(True)
+        except UciError as error:  # a broken install: play on without a book, and say why in the log
+            logger.warning("%s", error)
         self.board = KnightmateBoard()
         self.move_overhead_ms = DEFAULT_MOVE_OVERHEAD_MS
         self._stop = threading.Event()
@@ -101,6 +107,8 @@ class UciSession:
         self.send(f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}")
         self.send(f"option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD_MS} min 0 "
                   f"max {MAX_MOVE_OVERHEAD_MS}")
+        self.send("option name OwnBook type check default true")
+        self.send(f"option name Book File type string default {DEFAULT_BOOK}")
         self.send("uciok")
 
     def _new_game(self, _: list[str]) -> None:
@@ -124,8 +132,27 @@ class UciSession:
             self.engine.hash_mb = _int_in_range(name, value, 1, MAX_HASH_MB)
         elif key == "move overhead":
             self.move_overhead_ms = _int_in_range(name, value, 0, MAX_MOVE_OVERHEAD_MS)
+        elif key == "ownbook":
+            if value.lower() not in ("true", "false"):
+                raise UciError(f"OwnBook must be true or false, got {value!r}")
+            self._use_book(value.lower() == "true")
+        elif key == "book file":
+            try:
+                self.book_file = check_book_file(value)
+            except BookError as error:
+                raise UciError(f"Book File {value!r}: {error}") from None
+            self._use_book(self.own_book)
         else:
             raise UciError(f"unknown option {name!r}")
+
+    def _use_book(self, on: bool) -> None:
+        """Answers positions from ``book_file`` (``OwnBook`` true), or searches them all."""
+        self.own_book = on
+        try:
+            self.engine.book = OpeningBook(self.book_file) if on else None
+        except (BookError, OSError) as error:
+            self.engine.book = None
+            raise UciError(f"no book, {self.book_file}: {error}") from None
 
     def _position(self, arguments: list[str]) -> None:
         if not arguments:
@@ -217,6 +244,9 @@ class UciSession:
             self._write_line(f"bestmove {board.uci(move) if move else '(none)'}")
 
     def _info(self, board: KnightmateBoard, info: SearchResult) -> None:
+        if info.from_book:
+            self.send(f"info string book move {board.uci(info.move) if info.move else '(none)'}")
+            return
         score = f"mate {info.mate}" if info.mate is not None else f"cp {info.score_cp}"
         nps = info.nodes * 1000 // max(1, info.time_ms)
         pv = " ".join(_uci_line(board, info.pv))
