@@ -54,7 +54,7 @@ def run(config_path: str | None) -> int:
     setup_logging(settings)
     client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
     workers = search_workers(settings)
-    searcher = SearchPool(workers, settings.engine.hash_mb)
+    searcher = SearchPool(workers, settings.engine.hash_mb, book_file=settings.engine.book_file)
     stop = threading.Event()
     for signal_number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signal_number, lambda number, frame: stop.set())

@@ -24,6 +24,8 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from bot.engine.book import DEFAULT_BOOK, check_book_file
+
 TOKEN_ENV = "KNIGHTMATE_BOT_TOKEN"
 DIALECTS = ("auto", "lichess", "pychess")
 MODES = ("casual", "rated")
@@ -92,6 +94,15 @@ class EngineSettings:
     hash_mb: int = 64
     workers: int = 0
     max_move_time_ms: int | None = None
+    book: bool | str = True
+
+    @property
+    def book_file(self) -> str | None:
+        """The opening book the engine reads: the shipped one (``true``), none (``false``), or
+        the Polyglot file named."""
+        if isinstance(self.book, str):
+            return self.book
+        return str(DEFAULT_BOOK) if self.book else None
 
 
 @dataclass(frozen=True)
@@ -192,6 +203,15 @@ def _names(*, allowed: tuple[str, ...] | None = None, non_empty: bool = False) -
     return read
 
 
+def _book(value: Any) -> bool | str:
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("expected true, false or the path of a Polyglot book")
+    check_book_file(value)  # its BookError is a ValueError with the reason
+    return value
+
+
 def _url(value: Any) -> str:
     parts = urlsplit(value.strip()) if isinstance(value, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
@@ -230,6 +250,7 @@ _READERS: dict[str, dict[str, Reader]] = {
         "hash_mb": _integer(1),
         "workers": _integer(0),
         "max_move_time_ms": _optional(_integer(1)),
+        "book": _book,
     },
     "game": {
         "abort_after_s": _number(1.0),

@@ -56,7 +56,7 @@ def main(dialect: str = "lichess") -> int:
         sandbox.add_opponent(OPPONENT, bot=True, strategy="random")
         settings = local_settings(sandbox.url, dialect, directory)
         print(f"sandbox ({dialect} dialect) on {sandbox.url}; the bot is {BOT!r}, its opponent {OPPONENT!r}")
-        searcher = SearchPool(1, settings.engine.hash_mb)
+        searcher = SearchPool(1, settings.engine.hash_mb, book_file=settings.engine.book_file)
         client = Client(settings.server, Secret(token), give_up_after_s=settings.game.give_up_after_s)
         runner = Runner(settings, client, searcher)
         stop = threading.Event()

@@ -22,6 +22,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from bot.engine import Engine, Limits, SearchResult
+from bot.engine.book import BookError, OpeningBook
 from variant import STARTING_FEN, KnightmateBoard
 
 log = logging.getLogger(__name__)
@@ -38,12 +39,24 @@ _engine: Engine | None = None
 _boards: dict[tuple[str | None, tuple[str, ...]], KnightmateBoard] = {}
 
 
-def _start_worker(hash_mb: int) -> None:
+def _start_worker(hash_mb: int, book_file: str | None = None) -> None:
     global _engine
     # Ctrl-C reaches the whole process group; only the bot's main process decides what it means.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="parent-watch", daemon=True).start()
-    _engine = Engine(hash_mb=hash_mb)
+    _engine = Engine(hash_mb=hash_mb, book=_open_book(book_file))
+
+
+def _open_book(book_file: str | None) -> OpeningBook | None:
+    """The worker's own book (each seeds its own choices); a book that cannot be opened, though
+    the configuration checked it, costs the opening moves, not the worker."""
+    if book_file is None:
+        return None
+    try:
+        return OpeningBook(book_file)
+    except (BookError, OSError) as error:
+        log.error("opening book %s not used: %s", book_file, error)
+        return None
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -96,16 +109,18 @@ def _ready() -> int:
 class SearchPool:
     """A process pool for searches; thread-safe."""
 
-    def __init__(self, workers: int, hash_mb: int = 64, job: SearchJob = engine_search) -> None:
+    def __init__(self, workers: int, hash_mb: int = 64, job: SearchJob = engine_search,
+                 book_file: str | None = None) -> None:
         self.workers = max(1, workers)
         self.hash_mb = hash_mb
+        self.book_file = book_file
         self.job = job
         self._lock = threading.Lock()
         self._executor = self._new_executor()
 
     def _new_executor(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_start_worker, initargs=(self.hash_mb,))
+                                   initializer=_start_worker, initargs=(self.hash_mb, self.book_file))
 
     def warm_up(self) -> None:
         """Starts every worker now, so the first move of the first game does not pay for it."""

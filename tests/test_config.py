@@ -17,6 +17,7 @@ from bot.config import (
     load_token,
     parse_settings,
 )
+from bot.engine.book import DEFAULT_BOOK
 
 ROOT_CONFIG = Path(__file__).resolve().parent.parent / "config.yml"
 
@@ -147,3 +148,28 @@ def test_secret_hides_itself_in_repr_str_and_format() -> None:
     secret = Secret("lip_supersecret")
     for text in (repr(secret), str(secret), f"{secret}", repr([secret])):
         assert "supersecret" not in text
+
+
+def test_engine_book_is_the_shipped_book_by_default_and_can_be_off_or_a_file(tmp_path: Path) -> None:
+    assert Settings().engine.book_file == str(DEFAULT_BOOK)
+    assert parse_settings({"engine": {"book": False}}).engine.book_file is None
+    own = tmp_path / "own.bin"
+    own.write_bytes(bytes(16))
+    assert parse_settings({"engine": {"book": str(own)}}).engine.book_file == str(own)
+
+
+@pytest.mark.parametrize(("value", "reason"), [
+    ("/no/such/book.bin", "cannot read it"),
+    (3, "expected true, false or the path"),
+    ("", "expected true, false or the path"),
+])
+def test_a_bad_engine_book_is_one_line_naming_the_key(value: object, reason: str) -> None:
+    with pytest.raises(ConfigError, match=f"^engine.book: {reason}"):
+        parse_settings({"engine": {"book": value}})
+
+
+def test_a_file_that_is_no_polyglot_book_is_refused_at_start(tmp_path: Path) -> None:
+    not_a_book = tmp_path / "notes.txt"
+    not_a_book.write_text("not a book\n")
+    with pytest.raises(ConfigError, match="engine.book: not a Polyglot book"):
+        parse_settings({"engine": {"book": str(not_a_book)}})

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import chess
 import pytest
 
 from bot.engine import Limits, SearchResult
+from bot.engine.book import book_entry, write_book
 from bot.search_pool import SearchPool, less_waiting
 from variant import KnightmateBoard
 
@@ -66,3 +68,23 @@ def test_a_position_continued_from_a_cached_board_equals_one_built_from_scratch(
         assert board.fen() == fresh.fen() and board.move_stack == fresh.move_stack
     other = _position(None, ("e2e4",))
     assert other.fen() != _position(None, line[:2]).fen()
+
+
+def test_workers_answer_from_the_book_they_were_given(tmp_path: Path) -> None:
+    board = KnightmateBoard()
+    book = tmp_path / "e4.bin"
+    write_book(book, [book_entry(board, board.parse_uci("e2e4"), 1)])
+    pool = SearchPool(1, hash_mb=4, book_file=str(book))
+    try:
+        result = pool.submit(None, (), Limits(wtime=60_000, btime=60_000)).result(timeout=30)
+    finally:
+        pool.close()
+    assert result.from_book and result.move == chess.Move.from_uci("e2e4")
+
+
+def test_a_worker_whose_book_has_gone_searches_without_one(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from bot.search_pool import _open_book
+
+    assert _open_book(None) is None
+    assert _open_book(str(tmp_path / "gone.bin")) is None
+    assert "opening book" in caplog.text and "gone.bin" in caplog.text
