@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import heapq
 import itertools
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -52,7 +53,7 @@ class BookMove:
 
 def weight(loss_cp: int, halving_cp: int) -> int:
     """A move's book weight from how many centipawns it is worse than the best move."""
-    return max(1, min(MAX_WEIGHT, round(TOP_WEIGHT * 0.5 ** (loss_cp / halving_cp))))
+    return max(1, min(MAX_WEIGHT, round(TOP_WEIGHT * math.exp2(-loss_cp / halving_cp))))
 
 
 def book_moves(board: KnightmateBoard, ranked: Sequence[tuple[str, int]], margin_cp: int,
