@@ -1,10 +1,12 @@
 """``knightmate-bot uci``: the engine behind the Universal Chess Interface, on stdin/stdout.
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``setoption`` (``UCI_Variant`` = knightmate,
-``Hash``, ``Move Overhead``, ``OwnBook``, ``Book File``), ``position startpos|fen <fen> [moves ...]`` (``m`` and ``n``
-commoner promotions), ``go`` (wtime, btime, winc, binc, movestogo, movetime, depth, nodes,
-infinite), ``stop`` and ``quit``. Searches run on a worker thread so ``stop`` and ``isready``
-are answered while the engine thinks.
+``Hash``, ``Move Overhead``, ``OwnBook``, ``Book File``), ``position startpos|fen <fen>
+[moves ...]`` (``m`` and ``n`` commoner promotions), ``go`` (wtime, btime, winc, binc,
+movestogo, movetime, depth, nodes, infinite), ``stop`` and ``quit``. Searches run on a worker
+thread so ``stop`` and ``isready`` are answered while the engine thinks. With ``OwnBook`` (on by
+default) a position in the book is answered at once, announced by ``info string book move``;
+``go infinite`` always searches.
 
 Input is untrusted: a malformed or illegal command gets an ``info string error`` line and leaves
 the previous state in place. This module must never crash on input, and never write anything to
@@ -52,6 +54,7 @@ class UciSession:
         self._write_lock = threading.Lock()
         self.engine = Engine(hash_mb=DEFAULT_HASH_MB)
         self.book_file = DEFAULT_BOOK
+        self.own_book = True
         try:
             self._use_book(True)
         except UciError as error:  # a broken install: play on without a book, and say why in the log
