@@ -74,7 +74,7 @@ def blitz_budget(remaining_ms: float, move_number: int) -> tuple[float, float]:
 
 def clock_after(moves: int, spent: str) -> list[float]:
     """The clock after each of *moves* moves of a 3+2 game in which every move takes its target
-    (twice the soft limit: what moves took on average in bench/timeuse.py games) or its hard
+    (twice the soft limit; moves of bench/timeuse.py games averaged less) or its hard
     limit (the worst the search can do)."""
     remaining: float = BLITZ_BASE_MS
     clocks = []
