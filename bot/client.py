@@ -74,6 +74,7 @@ GAME_STREAM_RETRY_CAP_S = 4.0
 #: (the server allows 80 of these handshakes per 30 s).
 RESULT_LOOKUP_ATTEMPTS = 2
 RESULT_LOOKUP_TIMEOUT_S = 5.0
+
 #: A stream that stayed open this long was healthy: the backoff of its next reconnection starts over.
 STABLE_STREAM_S = 30.0
 

@@ -27,6 +27,8 @@ from urllib.parse import urlsplit
 import yaml
 from chess.engine import MANAGED_OPTIONS
 
+from bot.engine.book import DEFAULT_BOOK, check_book_file
+
 TOKEN_ENV = "KNIGHTMATE_BOT_TOKEN"
 DIALECTS = ("auto", "lichess", "pychess")
 MODES = ("casual", "rated")
@@ -105,6 +107,15 @@ class EngineSettings:
     start_timeout_s: float = 10.0
     hang_margin_s: float = 3.0
     ponder: bool = True
+    book: bool | str = True
+
+    @property
+    def book_file(self) -> str | None:
+        """The opening book the engine reads: the shipped one (``true``), none (``false``), or
+        the Polyglot file named."""
+        if isinstance(self.book, str):
+            return self.book
+        return str(DEFAULT_BOOK) if self.book else None
 
 
 @dataclass(frozen=True)
@@ -239,6 +250,15 @@ def _uci_options(value: Any) -> dict[str, OptionValue]:
     return options
 
 
+def _book(value: Any) -> bool | str:
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("expected true, false or the path of a Polyglot book")
+    check_book_file(value)  # its BookError is a ValueError with the reason
+    return value
+
+
 def _url(value: Any) -> str:
     parts = urlsplit(value.strip()) if isinstance(value, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
@@ -283,6 +303,7 @@ _READERS: dict[str, dict[str, Reader]] = {
         "start_timeout_s": _number(0.1),
         "hang_margin_s": _number(0.1),
         "ponder": _boolean,
+        "book": _book,
     },
     "game": {
         "abort_after_s": _number(1.0),

@@ -471,6 +471,8 @@ def _score(result: SearchResult) -> int | None:
 def _describe(result: SearchResult | None) -> str:
     if result is None:
         return "fallback move"
+    if result.from_book:
+        return "book move"
     if result.mate is not None:
         score = f"mate {result.mate}"
     else:

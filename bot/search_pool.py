@@ -44,6 +44,7 @@ from multiprocessing.process import BaseProcess
 import chess
 
 from bot.engine import Engine, Limits, Ponder, SearchResult
+from bot.engine.book import BookError, OpeningBook
 from variant import STARTING_FEN, KnightmateBoard
 
 log = logging.getLogger(__name__)
@@ -116,14 +117,14 @@ class _Control:
     ponder: Ponder | None
 
 
-def _worker_main(connection: Connection, hash_mb: int, job: SearchJob) -> None:
+def _worker_main(connection: Connection, hash_mb: int, book_file: str | None, job: SearchJob) -> None:
     """A worker: a listener thread takes messages (searches are queued, stops and hits act at
     once on the search they name); the main thread runs the searches one after another."""
     global _engine
     # Ctrl-C reaches the whole process group; only the bot's main process decides what it means.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="parent-watch", daemon=True).start()
-    _engine = Engine(hash_mb=hash_mb)
+    _engine = Engine(hash_mb=hash_mb, book=_open_book(book_file))
     searches: queue.Queue[_Search] = queue.Queue()
     controls: dict[int, _Control] = {}
     lock = threading.Lock()
@@ -170,6 +171,18 @@ def _picklable(error: Exception) -> BaseException:
         return error
     except Exception:
         return RuntimeError(repr(error))
+
+
+def _open_book(book_file: str | None) -> OpeningBook | None:
+    """The worker's own book (each seeds its own choices); a book that cannot be opened, though
+    the configuration checked it, costs the opening moves, not the worker."""
+    if book_file is None:
+        return None
+    try:
+        return OpeningBook(book_file)
+    except (BookError, OSError) as error:
+        log.error("opening book %s not used: %s", book_file, error)
+        return None
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -278,9 +291,11 @@ class SearchPool:
     free worker.
     """
 
-    def __init__(self, workers: int, hash_mb: int = 64, job: SearchJob = engine_search) -> None:
+    def __init__(self, workers: int, hash_mb: int = 64, job: SearchJob = engine_search,
+                 book_file: str | None = None) -> None:
         self.workers = max(1, workers)
         self.hash_mb = hash_mb
+        self.book_file = book_file
         self.job = job
         self._context = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()
@@ -425,7 +440,7 @@ class SearchPool:
 
     def _start(self, worker: _Worker) -> None:
         ours, theirs = self._context.Pipe()
-        process = self._context.Process(target=_worker_main, args=(theirs, self.hash_mb, self.job),
+        process = self._context.Process(target=_worker_main, args=(theirs, self.hash_mb, self.book_file, self.job),
                                         name="search-worker", daemon=True)
         process.start()
         theirs.close()

@@ -17,6 +17,7 @@ from bot.config import (
     load_token,
     parse_settings,
 )
+from bot.engine.book import DEFAULT_BOOK
 
 ROOT_CONFIG = Path(__file__).resolve().parent.parent / "config.yml"
 
@@ -77,6 +78,8 @@ def test_unknown_section_is_named_in_the_error() -> None:
     ({"bot": {"log_level": "LOUD"}}, "bot.log_level"),
     ({"game": {"pgn_dir": ""}}, "game.pgn_dir"),
 ])
+
+
 def test_wrong_type_is_one_line_naming_the_key(document: dict[str, object], key: str) -> None:
     with pytest.raises(ConfigError) as caught:
         parse_settings(document)
@@ -118,6 +121,8 @@ def test_times_in_the_file_are_seconds_and_log_level_is_case_insensitive() -> No
     ("https://lichess.org", "lichess"),
     ("http://127.0.0.1:8080", "lichess"),
 ])
+
+
 def test_auto_dialect_picks_pychess_only_for_a_pychess_host(url: str, dialect: str) -> None:
     assert ServerSettings(url=url).resolved_dialect == dialect
 
@@ -156,6 +161,8 @@ def test_secret_hides_itself_in_repr_str_and_format() -> None:
     ("'/opt/my engine/run' --fast", ("/opt/my engine/run", "--fast")),
     (["/opt/my engine/run", "--fast"], ("/opt/my engine/run", "--fast")),
 ])
+
+
 def test_engine_command_is_a_command_line_or_a_list_of_words(value: object, command: tuple[str, ...]) -> None:
     assert parse_settings({"engine": {"command": value}}).engine.command == command
 
@@ -180,6 +187,8 @@ def test_engine_options_keep_their_names_and_values() -> None:
     ({"command": "fs", "start_timeout_s": 0}, r"^engine\.start_timeout_s: expected a number"),
     ({"command": "fs", "hang_margin_s": "3"}, r"^engine\.hang_margin_s: expected a number"),
 ])
+
+
 def test_bad_engine_settings_are_one_line_naming_the_key(engine: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_settings({"engine": engine})
@@ -188,3 +197,30 @@ def test_bad_engine_settings_are_one_line_naming_the_key(engine: dict[str, objec
 def test_pondering_is_on_by_default_and_can_be_turned_off() -> None:
     assert parse_settings(None).engine.ponder is True
     assert parse_settings({"engine": {"ponder": False}}).engine.ponder is False
+
+
+def test_engine_book_is_the_shipped_book_by_default_and_can_be_off_or_a_file(tmp_path: Path) -> None:
+    assert Settings().engine.book_file == str(DEFAULT_BOOK)
+    assert parse_settings({"engine": {"book": False}}).engine.book_file is None
+    own = tmp_path / "own.bin"
+    own.write_bytes(bytes(16))
+    assert parse_settings({"engine": {"book": str(own)}}).engine.book_file == str(own)
+
+
+@pytest.mark.parametrize(("value", "reason"), [
+    ("/no/such/book.bin", "cannot read it"),
+    (3, "expected true, false or the path"),
+    ("", "expected true, false or the path"),
+])
+
+
+def test_a_bad_engine_book_is_one_line_naming_the_key(value: object, reason: str) -> None:
+    with pytest.raises(ConfigError, match=f"^engine.book: {reason}"):
+        parse_settings({"engine": {"book": value}})
+
+
+def test_a_file_that_is_no_polyglot_book_is_refused_at_start(tmp_path: Path) -> None:
+    not_a_book = tmp_path / "notes.txt"
+    not_a_book.write_text("not a book\n")
+    with pytest.raises(ConfigError, match="engine.book: not a Polyglot book"):
+        parse_settings({"engine": {"book": str(not_a_book)}})

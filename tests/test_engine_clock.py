@@ -7,7 +7,7 @@ import pickle
 import chess
 
 from bot.engine import Limits
-from bot.engine.clock import MIN_BUDGET_MS, budget
+from bot.engine.clock import MIN_BUDGET_MS, budget, planned_moves
 
 
 def test_movetime_is_the_hard_limit_minus_overhead() -> None:
@@ -58,3 +58,54 @@ def test_depth_nodes_and_infinite_have_no_time_limit() -> None:
 def test_limits_survive_pickling_for_worker_processes() -> None:
     limits = Limits(wtime=1000, btime=2000, winc=10, binc=20, movestogo=5)
     assert pickle.loads(pickle.dumps(limits)) == limits
+
+
+# A 3+2 blitz game as the online bot sees it (300 ms move overhead).
+BLITZ_BASE_MS, BLITZ_INCREMENT_MS, BOT_OVERHEAD_MS = 180_000, 2_000, 300
+
+
+def blitz_budget(remaining_ms: float, move_number: int) -> tuple[float, float]:
+    limits = Limits(wtime=int(remaining_ms), btime=int(remaining_ms), winc=BLITZ_INCREMENT_MS,
+                    binc=BLITZ_INCREMENT_MS, move_overhead_ms=BOT_OVERHEAD_MS)
+    result = budget(limits, chess.WHITE, move_number)
+    assert result.soft_ms is not None and result.hard_ms is not None
+    return result.soft_ms, result.hard_ms
+
+
+def clock_after(moves: int, spent: str) -> list[float]:
+    """The clock after each of *moves* moves of a 3+2 game in which every move takes its target
+    (twice the soft limit; moves of bench/timeuse.py games averaged less) or its hard
+    limit (the worst the search can do)."""
+    remaining: float = BLITZ_BASE_MS
+    clocks = []
+    for move_number in range(1, moves + 1):
+        soft, hard = blitz_budget(remaining, move_number)
+        remaining += BLITZ_INCREMENT_MS - (2 * soft if spent == "target" else hard)
+        clocks.append(remaining)
+    return clocks
+
+
+def test_no_opening_move_of_a_blitz_game_may_run_past_8_percent_of_the_clock() -> None:
+    # The bot once spent 15-17 s on moves 1 and 3 of a 3+2 game: its hard limit allowed 42 s (23%).
+    # Book moves are instant, so the first searched move may come with more than the base time.
+    for remaining in (BLITZ_BASE_MS, BLITZ_BASE_MS + 10 * BLITZ_INCREMENT_MS):
+        for move_number in range(1, 11):
+            _, hard = blitz_budget(remaining, move_number)
+            assert hard <= 0.08 * remaining, (remaining, move_number)
+
+
+def test_blitz_moves_average_well_under_base_over_30_plus_increment() -> None:
+    clocks = clock_after(40, "target")
+    spent_per_move = (BLITZ_BASE_MS + 40 * BLITZ_INCREMENT_MS - clocks[-1]) / 40
+    assert spent_per_move <= 0.7 * (BLITZ_BASE_MS / 30 + BLITZ_INCREMENT_MS)
+    assert clocks[-1] >= 40_000  # a 40-move game still has time for an endgame
+
+
+def test_even_moves_that_all_run_to_the_hard_limit_leave_a_fifth_of_the_clock_after_20_moves() -> None:
+    assert clock_after(20, "hard")[-1] >= BLITZ_BASE_MS / 5
+
+
+def test_planned_moves_shrink_from_forty_to_twenty_as_the_game_goes_on() -> None:
+    plan = [planned_moves(move_number) for move_number in range(1, 80)]
+    assert plan[0] == 40 and plan[-1] == 20
+    assert all(later <= earlier for earlier, later in zip(plan, plan[1:], strict=False))

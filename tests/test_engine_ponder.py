@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
+
+import chess
 
 from bot.engine import Engine, Limits, Ponder, SearchResult
+from bot.engine.book import OpeningBook, book_entry, write_book
 from bot.engine.search import MAX_PLY
 from variant import KnightmateBoard
 
@@ -84,3 +88,18 @@ def test_a_ponder_search_with_nothing_left_to_search_waits_for_the_hit() -> None
     assert search.thread.is_alive()        # no answer while the opponent still thinks
     search.ponder.hit(Limits(movetime=100))
     assert search.finish().mate == 1
+
+
+def test_a_pondered_book_position_gets_its_book_move_at_the_hit_and_not_before(tmp_path: Path) -> None:
+    board = KnightmateBoard()
+    book = tmp_path / "e4.bin"
+    write_book(book, [book_entry(board, board.parse_uci("e2e4"), 1)])
+    engine, ponder = Engine(hash_mb=4, book=OpeningBook(str(book))), Ponder()
+    results: list[SearchResult] = []
+    thread = threading.Thread(target=lambda: results.append(engine.search(board, Limits(movetime=50), ponder=ponder)))
+    thread.start()
+    thread.join(0.3)
+    assert thread.is_alive()                 # UCI wants no bestmove before ponderhit or stop
+    ponder.hit(Limits(movetime=50))
+    thread.join(TIMEOUT_S)
+    assert results[0].from_book and results[0].move == chess.Move.from_uci("e2e4")

@@ -7,11 +7,13 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import chess
 import pytest
 
 from bot.engine import Limits, Ponder, SearchResult
+from bot.engine.book import book_entry, write_book
 from bot.search_pool import SearchPool, WorkerDied, engine_search, less_waiting, ponder_line
 from variant import KnightmateBoard
 
@@ -110,6 +112,7 @@ def test_a_position_continued_from_a_cached_board_equals_one_built_from_scratch(
 
 # A home worker per game.
 
+
 def test_a_games_searches_go_to_its_own_worker_and_reuse_the_hash(pool_of) -> None:
     pool = pool_of(2)
     limits = Limits(depth=5)
@@ -121,6 +124,7 @@ def test_a_games_searches_go_to_its_own_worker_and_reuse_the_hash(pool_of) -> No
 
 
 # Pondering.
+
 
 def test_a_ponder_hit_goes_on_with_the_pondered_search_and_answers_sooner(pool_of) -> None:
     pool = pool_of(2)
@@ -175,3 +179,23 @@ def test_the_ponder_line_is_the_expected_reply_else_the_position_after_our_move(
     assert ponder_line(board, ("e2e3",), played, (played,)) == ("e2e3", "e8d6")
     other = chess.Move.from_uci("e8f6")     # a PV of another move says nothing about this one
     assert ponder_line(board, ("e2e3",), played, (other, reply)) == ("e2e3", "e8d6")
+
+
+def test_workers_answer_from_the_book_they_were_given(tmp_path: Path) -> None:
+    board = KnightmateBoard()
+    book = tmp_path / "e4.bin"
+    write_book(book, [book_entry(board, board.parse_uci("e2e4"), 1)])
+    pool = SearchPool(1, hash_mb=4, book_file=str(book))
+    try:
+        result = pool.submit(None, (), Limits(wtime=60_000, btime=60_000)).result(timeout=30)
+    finally:
+        pool.close()
+    assert result.from_book and result.move == chess.Move.from_uci("e2e4")
+
+
+def test_a_worker_whose_book_has_gone_searches_without_one(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from bot.search_pool import _open_book
+
+    assert _open_book(None) is None
+    assert _open_book(str(tmp_path / "gone.bin")) is None
+    assert "opening book" in caplog.text and "gone.bin" in caplog.text

@@ -5,11 +5,13 @@ from __future__ import annotations
 import queue
 import subprocess
 import sys
+from pathlib import Path
 
 import chess
 import chess.engine
 import pytest
 
+from bot.engine.book import DEFAULT_BOOK, book_entry, write_book
 from bot.engine.uci import UciSession
 from variant import KnightmateBoard
 
@@ -121,6 +123,8 @@ def test_position_accepts_commoner_promotion_in_both_letters(promotion: str) -> 
     "setoption name Ponder value maybe",
     "fly",
 ])
+
+
 def test_malformed_input_gets_info_string_error_and_keeps_position(line: str) -> None:
     transcript = Transcript()
     transcript.send("position startpos moves e2e4")
@@ -169,6 +173,7 @@ def test_undecodable_input_does_not_crash_the_process() -> None:
 
 # Pondering.
 
+
 def legal_ucis(moves: tuple[str, ...]) -> set[str]:
     board = KnightmateBoard()
     for uci in moves:
@@ -182,8 +187,10 @@ def info_time_ms(line: str) -> int:
 
 
 def ponder_until(transcript: Transcript, moves: tuple[str, ...], go: str, ms: int) -> list[str]:
-    """Starts ``go ponder`` on startpos + *moves*; returns the lines up to an iteration at least *ms* in."""
-    transcript.send(f"position startpos moves {' '.join(moves)}", f"go ponder {go}")
+    """Starts ``go ponder`` on startpos + *moves* (a search: the book is off); returns the lines up to an
+    iteration at least *ms* in."""
+    transcript.send("setoption name OwnBook value false", f"position startpos moves {' '.join(moves)}",
+                    f"go ponder {go}")
     lines: list[str] = []
     while not lines or not lines[-1].startswith("info depth") or info_time_ms(lines[-1]) < ms:
         lines.append(transcript.lines.get(timeout=TIMEOUT_S))
@@ -200,7 +207,7 @@ def test_handshake_offers_ponder_as_gui_expect() -> None:
 
 def test_bestmove_names_the_expected_reply_to_ponder_on() -> None:
     transcript = Transcript()
-    transcript.send("position startpos moves e2e4", "go depth 4")
+    transcript.send("setoption name OwnBook value false", "position startpos moves e2e4", "go depth 4")
     words = transcript.read_until("bestmove")[-1].split()
     assert words[0] == "bestmove" and words[2] == "ponder"
     assert words[1] in legal_ucis(("e2e4",)) and words[3] in legal_ucis(("e2e4", words[1]))
@@ -238,6 +245,7 @@ def test_python_chess_can_play_against_the_process_with_pondering_on() -> None:
     board = KnightmateBoard()
     engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "bot.cli", "uci"], timeout=TIMEOUT_S)
     try:
+        engine.configure({"OwnBook": False})   # book moves name no reply to ponder on
         for _ in range(3):
             result = engine.play(board, chess.engine.Limit(white_clock=5, black_clock=5), ponder=True)
             assert result.move in board.legal_moves and result.ponder is not None
@@ -245,3 +253,47 @@ def test_python_chess_can_play_against_the_process_with_pondering_on() -> None:
             board.push(result.ponder)
     finally:
         engine.quit()
+
+
+def e4_book(path: Path) -> Path:
+    board = KnightmateBoard()
+    write_book(path, [book_entry(board, board.parse_uci("e2e4"), 1)])
+    return path
+
+
+def test_handshake_offers_the_own_book_and_its_file() -> None:
+    transcript = Transcript()
+    transcript.send("uci")
+    lines = transcript.read_until("uciok")
+    assert "option name OwnBook type check default true" in lines
+    assert f"option name Book File type string default {DEFAULT_BOOK}" in lines
+
+
+def test_book_position_is_answered_from_the_book_without_a_search(tmp_path: Path) -> None:
+    transcript = Transcript()
+    transcript.send(f"setoption name Book File value {e4_book(tmp_path / 'e4.bin')}",
+                    "position startpos", "go wtime 60000 btime 60000")
+    lines = transcript.read_until("bestmove")
+    assert lines == ["info string book move e2e4", "bestmove e2e4"]
+
+
+def test_own_book_false_searches_the_book_position(tmp_path: Path) -> None:
+    transcript = Transcript()
+    transcript.send(f"setoption name Book File value {e4_book(tmp_path / 'e4.bin')}",
+                    "setoption name OwnBook value false", "position startpos", "go depth 2")
+    lines = transcript.read_until("bestmove")
+    assert [line.split()[2] for line in lines if line.startswith("info depth")][:2] == ["1", "2"]
+    assert not any("book" in line for line in lines)
+    assert transcript.session.engine.book is None
+
+
+@pytest.mark.parametrize(("value", "reason"), [("/no/such/book.bin", "cannot read it"), ("", "no file given")])
+def test_a_bad_book_file_is_an_error_and_keeps_the_book(tmp_path: Path, value: str, reason: str) -> None:
+    transcript = Transcript()
+    transcript.send(f"setoption name Book File value {e4_book(tmp_path / 'e4.bin')}")
+    book = transcript.session.engine.book
+    transcript.send(f"setoption name Book File value {value}", "setoption name OwnBook value maybe", "isready")
+    lines = transcript.read_until("readyok")
+    assert lines[0].startswith("info string error: Book File") and reason in lines[0]
+    assert lines[1].startswith("info string error: OwnBook must be true or false")
+    assert transcript.session.engine.book is book and book is not None

@@ -18,18 +18,23 @@ from dataclasses import dataclass
 
 import chess
 
-#: Moves assumed still to play when the clock gives no ``movestogo``. Lower spends more time
-#: per move early. At 25, ladder games against Fairy-Stockfish (25-45 moves after the opening)
-#: ended with 3-4 s of a 10+0.1 clock unspent; 20 spends it.
-DEFAULT_MOVES_TO_GO = 20
+#: Moves planned for when the clock gives no ``movestogo``: a game is assumed to last
+#: GAME_MOVES moves, but at least MIN_MOVES_TO_GO and at most MAX_MOVES_TO_GO more are planned
+#: for. The first moves out of the book so get less than a middlegame move: a flat 20 (with
+#: a hard limit of 4 targets) spent 9-15 s on single early moves of a 3+2 game. 20 at the end
+#: is what ladder games at 10+0.1 (25-45 moves after the opening) need to spend their clock.
+GAME_MOVES = 45
+MIN_MOVES_TO_GO = 20
+MAX_MOVES_TO_GO = 40
 #: Share of the increment spent on each move (the rest keeps the clock from draining).
 INCREMENT_SHARE = 0.8
 #: A new iteration starts only before this share of the move's target time has passed: the next
 #: iteration typically takes twice as long as all before it.
 ITERATION_START_SHARE = 0.5
 #: The hard deadline may reach this many targets (an iteration that has started is worth
-#: finishing when the clock allows) ...
-HARD_FACTOR = 4
+#: finishing when the clock allows) ... At 4, moves of a 3+2 game took up to 15 s (and could
+#: have taken 42 s).
+HARD_FACTOR = 2
 #: ... but never more than this share of the remaining clock.
 MAX_CLOCK_SHARE = 0.35
 #: Share of the clock the last move before a time control may use.
@@ -70,12 +75,13 @@ class Budget:
     hard_ms: float | None
 
 
-def budget(limits: Limits, turn: chess.Color) -> Budget:
-    """The time budget for the side *turn* under *limits*.
+def budget(limits: Limits, turn: chess.Color, move_number: int = 1) -> Budget:
+    """The time budget for the side *turn* at full move *move_number* under *limits*.
 
     ``movetime`` is an exact allowance (minus the overhead), used to the end; a clock gives a
-    target of a share of the remaining time plus most of the increment, never more than the
-    clock can afford after the overhead is held back. ``infinite`` ignores both, as UCI requires.
+    target of a share of the remaining time (see :func:`planned_moves`) plus most of the
+    increment, never more than the clock can afford after the overhead is held back.
+    ``infinite`` ignores both, as UCI requires.
     """
     if limits.infinite:
         return Budget(None, None)
@@ -88,7 +94,7 @@ def budget(limits: Limits, turn: chess.Color) -> Budget:
     if remaining is not None:
         increment = max(0, limits.winc if turn == chess.WHITE else limits.binc)
         available = max(0, remaining - overhead)
-        moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else DEFAULT_MOVES_TO_GO
+        moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else planned_moves(move_number)
         if moves_to_go == 1:
             target = clock_hard = available * LAST_MOVE_SHARE
         else:
@@ -139,3 +145,9 @@ class Ponder:
     def wait(self, timeout: float) -> bool:
         """Waits up to *timeout* seconds for :meth:`hit`; True once it came."""
         return self._hit.wait(timeout)
+
+
+def planned_moves(move_number: int) -> int:
+    """How many more moves the clock must last at full move *move_number*, when the time
+    control does not say (no ``movestogo``)."""
+    return max(MIN_MOVES_TO_GO, min(MAX_MOVES_TO_GO, GAME_MOVES - move_number))

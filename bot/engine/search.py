@@ -36,6 +36,7 @@ import chess
 from chess import BB_SQUARES
 
 from bot.engine import evaluation
+from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, Ponder, budget
 from bot.engine.moves import captures
 from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
@@ -104,8 +105,10 @@ _MOVE_BITS = (1 << _SCORE_SHIFT) - 1
 class SearchResult:
     """The outcome of a search (or of one iteration, in ``on_info`` reports). Picklable.
 
-    ``score_cp`` and ``mate`` are from the side to move's view; exactly one of them is set.
-    ``mate`` is N for mate in N moves, negative when being mated, 0 when mated already.
+    ``score_cp`` and ``mate`` are from the side to move's view; exactly one of them is set,
+    except in a move from the opening book (``from_book``), which has neither and was not
+    searched (depth 0, no nodes). ``mate`` is N for mate in N moves, negative when being mated,
+    0 when mated already.
     """
 
     move: chess.Move | None
@@ -115,6 +118,7 @@ class SearchResult:
     nodes: int
     time_ms: int
     pv: tuple[chess.Move, ...]
+    from_book: bool = False
 
 
 class _Abort(Exception):
@@ -125,11 +129,13 @@ class Engine:
     """A reusable searcher: keeps its hash table and history between moves of one game.
 
     Not thread-safe: one search at a time per instance (the UCI front end and the bot each own
-    one). ``hash_mb`` bounds the transposition table.
+    one). ``hash_mb`` bounds the transposition table. With a *book*, a position the book knows is
+    answered at once with one of its moves (see :meth:`search`).
     """
 
-    def __init__(self, hash_mb: int = 64) -> None:
+    def __init__(self, hash_mb: int = 64, book: OpeningBook | None = None) -> None:
         self.hash_mb = hash_mb
+        self.book = book
         self._tt: dict[int, tuple[int, int, int, Move]] = {}
         self._history: list[list[int]] = [[0] * 4096 for _ in chess.COLORS]
         self._pawn_cache: dict[tuple[int, int], evaluation.Terms] = {}
@@ -160,22 +166,35 @@ class Engine:
         *stop* ends the search early (the best move so far is still returned); *on_info* is
         called after every completed iteration, as UCI ``info`` lines want. With *ponder*, the
         search ignores the time in *limits* and runs until ``ponder.hit(...)`` gives it the real
-        move's limits, or until *stop*; it does not return before one of them.
+        move's limits, or until *stop*; it does not return before one of them. A book move is
+        returned without a search and without *on_info* calls (a pondered one at the hit), except
+        to an ``infinite`` search, which is analysis.
         """
         started = time.perf_counter()
+        if self.book is not None and not limits.infinite:
+            move = self.book.choose(board)
+            if move is not None:
+                if ponder is not None:
+                    _wait_for_hit_or_stop(ponder, stop)
+                return SearchResult(move, None, None, 0, 0, int((time.perf_counter() - started) * 1000), (move,),
+                                    from_book=True)
         if len(self._tt) > self._tt_capacity:
             self._tt.clear()
         if len(self._pawn_cache) > 100_000:
             self._pawn_cache.clear()
-        time_budget = Budget(None, None) if ponder is not None else budget(limits, board.turn)
+        time_budget = Budget(None, None) if ponder is not None else budget(limits, board.turn, board.fullmove_number)
         search = _Search(board, limits, time_budget, started, stop,
                          self._tt, self._tt_capacity, self._history, self._pawn_cache, ponder)
         result = search.run(on_info)
         if ponder is not None:
             # Searched to the end before the opponent moved: UCI wants no answer before ponderhit or stop.
-            while not ponder.is_hit and not (stop is not None and stop.is_set()):
-                ponder.wait(PONDER_IDLE_CHECK_S)
+            _wait_for_hit_or_stop(ponder, stop)
         return result
+
+
+def _wait_for_hit_or_stop(ponder: Ponder, stop: threading.Event | None) -> None:
+    while not ponder.is_hit and not (stop is not None and stop.is_set()):
+        ponder.wait(PONDER_IDLE_CHECK_S)
 
 
 class _Search:
@@ -187,6 +206,7 @@ class _Search:
                  pawn_cache: dict[tuple[int, int], evaluation.Terms], ponder: Ponder | None) -> None:
         self.position, self.keys = _replay(board)
         self.turn = board.turn
+        self.move_number = board.fullmove_number
         self.limits = limits
         self.max_depth = min(limits.depth or MAX_PLY, MAX_PLY)
         self.depth = 0  # the iteration in progress
@@ -529,7 +549,7 @@ class _Search:
             return
         self.ponder = None
         limits = ponder.limits
-        time_budget = budget(limits, self.turn)
+        time_budget = budget(limits, self.turn, self.move_number)
         if time_budget.soft_ms is not None and time_budget.hard_ms is not None:
             time_budget = Budget(time_budget.soft_ms, min(time_budget.hard_ms,
                                                           time_budget.soft_ms * PONDER_HIT_HARD_FACTOR))

@@ -1,16 +1,19 @@
 """``knightmate-bot uci``: the engine behind the Universal Chess Interface, on stdin/stdout.
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``setoption`` (``UCI_Variant`` = knightmate,
-``Hash``, ``Move Overhead``, ``Ponder``), ``position startpos|fen <fen> [moves ...]`` (``m`` and
-``n`` commoner promotions), ``go`` (wtime, btime, winc, binc, movestogo, movetime, depth, nodes,
-infinite, ponder), ``ponderhit``, ``stop`` and ``quit``. Searches run on a worker thread so
-``stop``, ``ponderhit`` and ``isready`` are answered while the engine thinks.
+``Hash``, ``Move Overhead``, ``Ponder``, ``OwnBook``, ``Book File``), ``position startpos|fen <fen>
+[moves ...]`` (``m`` and ``n`` commoner promotions), ``go`` (wtime, btime, winc, binc, movestogo,
+movetime, depth, nodes, infinite, ponder), ``ponderhit``, ``stop`` and ``quit``. Searches run on a
+worker thread so ``stop``, ``ponderhit`` and ``isready`` are answered while the engine thinks.
 
 Pondering: ``go ponder`` searches the position (the GUI's guess at the opponent's reply already
 played) without a time limit; ``ponderhit`` turns it into a normal search under the ``go``
 command's limits, timed from that moment and keeping what was searched; ``stop`` ends it with a
 ``bestmove`` the GUI discards. ``bestmove`` names the expected reply (``ponder <move>``) whenever
 the principal variation has one.
+
+Opening book: with ``OwnBook`` (on by default) a position in the book is answered at once,
+announced by ``info string book move``; ``go infinite`` always searches.
 
 Input is untrusted: a malformed or illegal command gets an ``info string error`` line and leaves
 the previous state in place. This module must never crash on input, and never write anything to
@@ -28,6 +31,7 @@ from typing import TextIO
 import chess
 
 from bot import __version__
+from bot.engine.book import DEFAULT_BOOK, BookError, OpeningBook, check_book_file
 from bot.engine.clock import Limits, Ponder
 from bot.engine.search import Engine, SearchResult
 from variant import KnightmateBoard
@@ -56,6 +60,12 @@ class UciSession:
         self._write_line = write
         self._write_lock = threading.Lock()
         self.engine = Engine(hash_mb=DEFAULT_HASH_MB)
+        self.book_file = DEFAULT_BOOK
+        self.own_book = True
+        try:
+            self._use_book(True)
+        except UciError as error:  # a broken install: play on without a book, and say why in the log
+            logger.warning("%s", error)
         self.board = KnightmateBoard()
         self.move_overhead_ms = DEFAULT_MOVE_OVERHEAD_MS
         self._stop = threading.Event()
@@ -113,6 +123,8 @@ class UciSession:
                   f"max {MAX_MOVE_OVERHEAD_MS}")
         # The GUI decides when to ponder; the option only tells it that this engine can.
         self.send("option name Ponder type check default false")
+        self.send("option name OwnBook type check default true")
+        self.send(f"option name Book File type string default {DEFAULT_BOOK}")
         self.send("uciok")
 
     def _new_game(self, _: list[str]) -> None:
@@ -139,8 +151,27 @@ class UciSession:
         elif key == "ponder":
             if value.lower() not in ("true", "false"):
                 raise UciError(f"Ponder must be true or false, got {value!r}")
+        elif key == "ownbook":
+            if value.lower() not in ("true", "false"):
+                raise UciError(f"OwnBook must be true or false, got {value!r}")
+            self._use_book(value.lower() == "true")
+        elif key == "book file":
+            try:
+                self.book_file = check_book_file(value)
+            except BookError as error:
+                raise UciError(f"Book File {value!r}: {error}") from None
+            self._use_book(self.own_book)
         else:
             raise UciError(f"unknown option {name!r}")
+
+    def _use_book(self, on: bool) -> None:
+        """Answers positions from ``book_file`` (``OwnBook`` true), or searches them all."""
+        self.own_book = on
+        try:
+            self.engine.book = OpeningBook(self.book_file) if on else None
+        except (BookError, OSError) as error:
+            self.engine.book = None
+            raise UciError(f"no book, {self.book_file}: {error}") from None
 
     def _position(self, arguments: list[str]) -> None:
         if not arguments:
@@ -246,6 +277,9 @@ class UciSession:
             self._write_line(line)
 
     def _info(self, board: KnightmateBoard, info: SearchResult) -> None:
+        if info.from_book:
+            self.send(f"info string book move {board.uci(info.move) if info.move else '(none)'}")
+            return
         score = f"mate {info.mate}" if info.mate is not None else f"cp {info.score_cp}"
         nps = info.nodes * 1000 // max(1, info.time_ms)
         pv = " ".join(_uci_line(board, info.pv))
