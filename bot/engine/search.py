@@ -26,7 +26,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import chess
 from chess import BB_SQUARES
@@ -35,6 +34,7 @@ from bot.engine import evaluation
 from bot.engine.clock import Budget, Limits, budget
 from bot.engine.moves import captures
 from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
+from bot.engine.result import SearchResult as SearchResult  # re-exported: callers import it from here
 from variant import KnightmateBoard, insufficient_material
 
 logger = logging.getLogger(__name__)
@@ -87,23 +87,6 @@ _PROMOTION_ORDER = (0, 0, -3000, -4000, -3500, 9000)
 #: Sort keys pack an ordering score above the 15 bits of a move.
 _SCORE_SHIFT = 16
 _MOVE_BITS = (1 << _SCORE_SHIFT) - 1
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """The outcome of a search (or of one iteration, in ``on_info`` reports). Picklable.
-
-    ``score_cp`` and ``mate`` are from the side to move's view; exactly one of them is set.
-    ``mate`` is N for mate in N moves, negative when being mated, 0 when mated already.
-    """
-
-    move: chess.Move | None
-    score_cp: int | None
-    mate: int | None
-    depth: int
-    nodes: int
-    time_ms: int
-    pv: tuple[chess.Move, ...]
 
 
 class _Abort(Exception):
