@@ -51,7 +51,7 @@ def choose() -> None:
     """
     if any(isinstance(finder, _SourceFinder) for finder in sys.meta_path):
         return
-    if not _compiled_modules_present():
+    if not compiled_modules_present():
         return
     if pure_requested():
         sys.meta_path.insert(0, _SourceFinder())
@@ -83,7 +83,8 @@ def is_extension_module(module: ModuleType) -> bool:
     return (module.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES))
 
 
-def _compiled_modules_present() -> bool:
+def compiled_modules_present() -> bool:
+    """Whether the build installed compiled modules beside the sources (whether or not they run)."""
     return any((_DIRECTORY / f"{name}{suffix}").exists() for name in COMPILED_MODULES for suffix in EXTENSION_SUFFIXES)
 
 
