@@ -73,7 +73,8 @@ def measure_in_child(pure: bool, args: argparse.Namespace) -> tuple[str, list[Ro
 
 def print_build(build: str, rows: list[Row]) -> None:
     print(f"{build} build")
-    print(f"  {'position':<12} {'depth':>5} {'nodes':>9} {'time s':>7} {'cpu s':>6} {'nps':>7} {'cpu nps':>7}  best move")
+    print(f"  {'position':<12} {'depth':>5} {'nodes':>9} {'time s':>7} {'cpu s':>6} {'nps':>7} {'cpu nps':>7}"
+          "  best move")
     for row in rows:
         print(f"  {row['position']:<12} {row['depth']:>5} {row['nodes']:>9} {row['seconds']:>7.2f} {row['cpu']:>6.2f} "
               f"{row['nodes'] / row['seconds']:>7.0f} {row['nodes'] / row['cpu']:>7.0f}  {row['move']}")
