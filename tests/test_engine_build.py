@@ -102,6 +102,17 @@ def test_compiled_modules_without_their_source_record_are_not_trusted(tmp_path: 
     assert build.SOURCES_RECORD in log
 
 
+@needs_compiled
+def test_an_incomplete_set_of_compiled_modules_is_not_mixed_with_sources(tmp_path: Path) -> None:
+    engine_dir = copy_of_package(tmp_path)
+    for path in engine_dir.glob("evaluation.*"):
+        if path.suffix != ".py":
+            path.unlink()
+    name, files, log = probe(tmp_path)
+    assert name == "pure"
+    assert "compiled modules missing for evaluation" in log
+
+
 def test_search_result_and_limits_survive_pickling() -> None:
     """They travel between the bot and its worker processes; a compiled frozen dataclass cannot
     be unpickled, so they must stay in uncompiled modules."""

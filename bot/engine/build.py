@@ -85,7 +85,11 @@ def is_extension_module(module: ModuleType) -> bool:
 
 def compiled_modules_present() -> bool:
     """Whether the build installed compiled modules beside the sources (whether or not they run)."""
-    return any((_DIRECTORY / f"{name}{suffix}").exists() for name in COMPILED_MODULES for suffix in EXTENSION_SUFFIXES)
+    return any(_compiled(name) for name in COMPILED_MODULES)
+
+
+def _compiled(name: str) -> bool:
+    return any((_DIRECTORY / f"{name}{suffix}").exists() for suffix in EXTENSION_SUFFIXES)
 
 
 def source_hashes(directory: Path = _DIRECTORY) -> dict[str, str]:
@@ -97,6 +101,9 @@ def source_hashes(directory: Path = _DIRECTORY) -> dict[str, str]:
 
 def _stale_source() -> str | None:
     """Why the compiled modules do not match the sources beside them, or None if they do."""
+    missing = [name for name in COMPILED_MODULES if not _compiled(name)]
+    if missing:
+        return f"compiled modules missing for {', '.join(missing)}"
     try:
         recorded = json.loads((_DIRECTORY / SOURCES_RECORD).read_text())
     except (OSError, ValueError):
