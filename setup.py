@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from types import ModuleType
@@ -78,9 +79,18 @@ def remove_compiled_from_sources() -> None:
     (PACKAGE_DIR / rules.SOURCES_RECORD).unlink(missing_ok=True)
 
 
+def metadata_only() -> bool:
+    """Whether this run only writes metadata (pip runs setup.py for that before it builds): mypyc's
+    type check and C generation, seconds of CPU, are then skipped."""
+    commands = [arg for arg in sys.argv[1:] if not arg.startswith("-")]
+    return bool(commands) and commands[0] in ("egg_info", "dist_info")
+
+
 def extension_modules() -> list[Extension]:
     if rules.pure_requested():
         remove_compiled_from_sources()
+        return []
+    if metadata_only():
         return []
     from mypyc.build import mypycify
 
