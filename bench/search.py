@@ -1,25 +1,31 @@
-"""Engine speed: nodes per second and time to depth on a fixed set of Knightmate positions.
+"""Engine speed, compiled against pure Python: nodes per second and time to depth on fixed positions.
 
-    python bench/search.py [--depth 6 | --movetime 400] [--hash 64]
+    python bench/search.py [--depth 6 | --movetime 400] [--hash 64] [--build compiled|pure]
 
 Each position is searched to a fixed depth from an empty hash table, or with ``--movetime`` for
 that many milliseconds, which shows the depth a move of a real game reaches (at 10+0.1 the
-engine spends 0.3-0.9 s on a middlegame move). As a baseline measured in
-the same run (so figures from a busy or slow machine can still be compared), the script times a
-plain KnightmateBoard perft to depth 3 from the same positions: the engine's nodes per second
-divided by the perft leaf rate says how much of the raw move-generation speed the search keeps.
-CPU seconds are printed beside wall seconds: on a shared machine they are the steadier figure.
+engine spends 0.3-0.9 s on a middlegame move).
 
-This is a benchmark, not a test: it prints figures and asserts nothing.
+By default the same positions are searched twice in one run, each in a fresh child process of
+this script: once by the installed build (compiled by mypyc, when it is) and once by the pure-Python
+sources (``KNIGHTMATE_BOT_PURE=1``, which makes :mod:`bot.engine.build` import the ``.py`` files
+beside the compiled modules: the same code, not a copy). It prints both, the speed ratio, and,
+at a fixed depth, whether both builds searched exactly the same nodes (they must: the compiled
+build is the same source). CPU seconds are printed beside wall seconds: on a shared machine they
+are the steadier figure, and the ratio is taken from them. ``--build`` runs one build only.
+
+This is a benchmark, not a test: it prints figures; it exits 1 only when node counts differ.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
 import time
-
-from bot.engine import Engine, Limits
-from variant import KnightmateBoard, perft
+from typing import Any
 
 POSITIONS = {
     "start": "rmbqkbmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQkq - 0 1",
@@ -29,42 +35,96 @@ POSITIONS = {
     "endgame": "8/5pk1/3m2p1/8/3P4/5MP1/5P2/6K1 w - - 0 40",
 }
 
+Row = dict[str, Any]
 
-def main() -> None:
+
+def measure(depth: int, movetime: int | None, hash_mb: int) -> tuple[str, list[Row]]:
+    """Searches every position with the build this process imported; returns the build's name
+    and one row per position."""
+    from bot.engine import Engine, Limits, build
+    from variant import KnightmateBoard
+
+    limits = Limits(movetime=movetime, move_overhead_ms=0) if movetime else Limits(depth=depth)
+    rows = []
+    for name, fen in POSITIONS.items():
+        board = KnightmateBoard(fen)
+        engine = Engine(hash_mb=hash_mb)
+        started, cpu_started = time.perf_counter(), time.process_time()
+        result = engine.search(board, limits)
+        rows.append({"position": name, "depth": result.depth, "nodes": result.nodes,
+                     "seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu_started,
+                     "move": board.uci(result.move) if result.move else "(none)"})
+    return build.running_build(), rows
+
+
+def measure_in_child(pure: bool, args: argparse.Namespace) -> tuple[str, list[Row]]:
+    """:func:`measure` in a fresh interpreter, so each build is imported on its own."""
+    env = dict(os.environ)
+    env.pop("KNIGHTMATE_BOT_PURE", None)
+    if pure:
+        env["KNIGHTMATE_BOT_PURE"] = "1"
+    command = [sys.executable, __file__, "--child", "--depth", str(args.depth), "--hash", str(args.hash)]
+    if args.movetime:
+        command += ["--movetime", str(args.movetime)]
+    output = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
+    build, rows = json.loads(output)
+    return build, rows
+
+
+def print_build(build: str, rows: list[Row]) -> None:
+    print(f"{build} build")
+    print(f"  {'position':<12} {'depth':>5} {'nodes':>9} {'time s':>7} {'cpu s':>6} {'nps':>7} {'cpu nps':>7}"
+          "  best move")
+    for row in rows:
+        print(f"  {row['position']:<12} {row['depth']:>5} {row['nodes']:>9} {row['seconds']:>7.2f} {row['cpu']:>6.2f} "
+              f"{row['nodes'] / row['seconds']:>7.0f} {row['nodes'] / row['cpu']:>7.0f}  {row['move']}")
+    nodes, seconds, cpu = (sum(row[key] for row in rows) for key in ("nodes", "seconds", "cpu"))
+    print(f"  {'total':<12} {'':>5} {nodes:>9} {seconds:>7.2f} {cpu:>6.2f} {nodes / seconds:>7.0f} {nodes / cpu:>7.0f}")
+
+
+def compare(compiled: list[Row], pure: list[Row], fixed_depth: bool) -> bool:
+    """Prints the speed ratio per position and in total; returns whether node counts agree
+    (always true for timed searches, whose node counts are not comparable)."""
+    print("compiled / pure (cpu nodes per second)")
+    for fast, slow in zip(compiled, pure, strict=True):
+        ratio = (fast["nodes"] / fast["cpu"]) / (slow["nodes"] / slow["cpu"])
+        same = "" if not fixed_depth else "  same nodes" if fast["nodes"] == slow["nodes"] else "  NODES DIFFER"
+        print(f"  {fast['position']:<12} {ratio:>5.2f}x{same}")
+    total = (sum(row["nodes"] for row in compiled) / sum(row["cpu"] for row in compiled)) \
+        / (sum(row["nodes"] for row in pure) / sum(row["cpu"] for row in pure))
+    print(f"  {'total':<12} {total:>5.2f}x")
+    agree = not fixed_depth or [row["nodes"] for row in compiled] == [row["nodes"] for row in pure]
+    if fixed_depth:
+        print("node counts: identical" if agree else "node counts: DIFFERENT (the builds do not search alike)")
+    return agree
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--depth", type=int, default=6, help="search depth per position (default 6)")
     parser.add_argument("--movetime", type=int, help="search each position this many ms instead of to a depth")
     parser.add_argument("--hash", type=int, default=64, help="hash table size in MB (default 64)")
+    parser.add_argument("--build", choices=("compiled", "pure"), help="run only this build (default: both)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    limits = Limits(movetime=args.movetime, move_overhead_ms=0) if args.movetime else Limits(depth=args.depth)
+    if args.child:
+        print(json.dumps(measure(args.depth, args.movetime, args.hash)))
+        return 0
 
-    print(f"{'position':<12} {'depth':>5} {'nodes':>9} {'time s':>7} {'cpu s':>6} {'nps':>7} {'cpu nps':>7} "
-          f"{'perft3 leaves/s':>16} {'ratio':>6}  best move")
-    total_nodes = total_time = total_cpu = total_leaves = total_perft_time = 0.0
-    for name, fen in POSITIONS.items():
-        board = KnightmateBoard(fen)
-        started = time.perf_counter()
-        leaves = perft(board, 3)
-        perft_time = time.perf_counter() - started
-        engine = Engine(hash_mb=args.hash)
-        started, cpu_started = time.perf_counter(), time.process_time()
-        result = engine.search(board, limits)
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-        nps = result.nodes / elapsed
-        leaf_rate = leaves / perft_time
-        move = board.uci(result.move) if result.move else "(none)"
-        print(f"{name:<12} {result.depth:>5} {result.nodes:>9} {elapsed:>7.2f} {cpu:>6.2f} {nps:>7.0f} "
-              f"{result.nodes / cpu:>7.0f} {leaf_rate:>16.0f} {nps / leaf_rate:>6.3f}  {move}")
-        total_nodes += result.nodes
-        total_time += elapsed
-        total_cpu += cpu
-        total_leaves += leaves
-        total_perft_time += perft_time
-    nps, leaf_rate = total_nodes / total_time, total_leaves / total_perft_time
-    depth_column = "" if args.movetime else args.depth
-    print(f"{'total':<12} {depth_column:>5} {total_nodes:>9.0f} {total_time:>7.2f} {total_cpu:>6.2f} {nps:>7.0f} "
-          f"{total_nodes / total_cpu:>7.0f} {leaf_rate:>16.0f} {nps / leaf_rate:>6.3f}")
+    builds = ("compiled", "pure") if args.build is None else (args.build,)
+    results = {}
+    for wanted in builds:
+        build, rows = measure_in_child(wanted == "pure", args)
+        if build != wanted:
+            print(f"the {wanted} build is not installed here (this install runs the {build} build): "
+                  "see README.md, 'The compiled engine'")
+            return 1
+        print_build(build, rows)
+        results[build] = rows
+    if len(results) == 2:
+        return 0 if compare(results["compiled"], results["pure"], fixed_depth=not args.movetime) else 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

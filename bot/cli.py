@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 import chess
 
-from bot import __version__
 from variant import KnightmateBoard
 
 EXIT_USAGE = 2
@@ -87,6 +86,21 @@ def _command_line(text: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(str(error).removeprefix("engine.command: ")) from None
     assert command is not None
     return command
+class _VersionAction(argparse.Action):
+    """``--version``: the version and which engine build runs, as UCI's ``id name`` says them.
+
+    The engine is imported only when this is asked for, not for every command.
+    """
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[object] | None, option_string: str | None = None) -> None:
+        from bot.engine.uci import ENGINE_NAME
+
+        print(ENGINE_NAME)
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="knightmate-bot",
         description="Knightmate rules, engine and online bot.",
     )
-    parser.add_argument("--version", action="version", version=f"knightmate-bot {__version__}")
+    parser.add_argument("--version", action=_VersionAction, help="show the version and engine build, then exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     board = commands.add_parser("board", help="print a position and its legal moves")

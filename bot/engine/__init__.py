@@ -3,7 +3,12 @@
 The bot and ``knightmate-bot uci`` both use :class:`Engine`; this package never touches the network.
 """
 
-from bot.engine.clock import Limits, Ponder
-from bot.engine.search import Engine, SearchResult
+from bot.engine import build
+
+build.choose()  # before any engine module is imported: compiled or pure, see bot.engine.build
+
+from bot.engine.clock import Limits, Ponder  # noqa: E402
+from bot.engine.result import SearchResult  # noqa: E402
+from bot.engine.search import Engine  # noqa: E402
 
 __all__ = ["Engine", "Limits", "Ponder", "SearchResult"]

@@ -14,10 +14,11 @@ This module must never change a board: it only reads bitboards, under python-che
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Final, Protocol
 
 import chess
-from chess import (
+
+from bot.engine.constants import (
     BB_DIAG_ATTACKS,
     BB_DIAG_MASKS,
     BB_FILE_ATTACKS,
@@ -28,9 +29,10 @@ from chess import (
     BB_RANK_ATTACKS,
     BB_RANK_MASKS,
     BB_SQUARES,
+    BLACK,
+    WHITE,
     Bitboard,
 )
-
 from variant import COMMONER, ROYAL_KNIGHT
 
 
@@ -63,14 +65,14 @@ class Pieces(Protocol):
 # ---------------------------------------------------------------------------------------------
 
 #: Material in centipawns, indexed by python-chess piece type (COMMONER is chess.KNIGHT).
-PIECE_VALUES = (0, 100, 300, 325, 450, 1000, 0)
+PIECE_VALUES: Final[tuple[int, ...]] = (0, 100, 300, 325, 450, 1000, 0)
 #: The bishop pair bonus from the rules document (+0.5).
-BISHOP_PAIR = 50
+BISHOP_PAIR: Final = 50
 
 #: Game phase weight of each piece type (chess convention: minor 1, rook 2, queen 4); the
 #: commoner counts as a minor. 24 = all pieces on the board = pure middlegame.
-PHASE_WEIGHTS = (0, 0, 1, 1, 2, 4, 0)
-PHASE_TOTAL = 24
+PHASE_WEIGHTS: Final[tuple[int, ...]] = (0, 0, 1, 1, 2, 4, 0)
+PHASE_TOTAL: Final = 24
 
 # Royal knight safety. A royal knight cannot hide behind pawns: queens and commoners reach it
 # through the knight-move "holes" a pawn shield leaves, so it is measured by how many squares it
@@ -80,38 +82,38 @@ PHASE_TOTAL = 24
 # rooks and commoners after the queens had gone, when this term saw no danger at all. With rook
 # and bishop checks (and the stricter royal table below) the engine scored +25 =15 -20 against
 # itself without them (bench/README.md).
-ESCAPE_SQUARE_BONUS = (-60, -35, -15, 0, 5, 8, 10, 12, 14)  # by number of free escape squares
-QUEEN_CHECK_PENALTY = 22  # per square from which the enemy queen can check next move
-ROOK_CHECK_PENALTY = 14  # per square from which an enemy rook can check next move
-BISHOP_CHECK_PENALTY = 8  # per square from which an enemy bishop can check next move
-COMMONER_CHECK_PENALTY = 15  # per square from which an enemy commoner can check next move
-QUEEN_NEAR_PENALTY = (0, 40, 30, 18, 8, 0, 0, 0)  # by Chebyshev distance of the enemy queen
+ESCAPE_SQUARE_BONUS: Final[tuple[int, ...]] = (-60, -35, -15, 0, 5, 8, 10, 12, 14)  # by number of free escape squares
+QUEEN_CHECK_PENALTY: Final = 22  # per square from which the enemy queen can check next move
+ROOK_CHECK_PENALTY: Final = 14  # per square from which an enemy rook can check next move
+BISHOP_CHECK_PENALTY: Final = 8  # per square from which an enemy bishop can check next move
+COMMONER_CHECK_PENALTY: Final = 15  # per square from which an enemy commoner can check next move
+QUEEN_NEAR_PENALTY: Final[tuple[int, ...]] = (0, 40, 30, 18, 8, 0, 0, 0)  # by Chebyshev distance of the enemy queen
 
 # Commoner activity: a commoner is a short-range piece that needs room; count its steps.
-COMMONER_MOBILITY = 4  # per square it can step to (empty or enemy)
+COMMONER_MOBILITY: Final = 4  # per square it can step to (empty or enemy)
 
 # Slider mobility: (middlegame, endgame) centipawns per square attacked that is not an own piece,
 # counted from a typical number of squares (chess engine practice, e.g. PeSTO-era hand values).
-BISHOP_MOBILITY = (4, 4, 6)  # (mg, eg, typical squares)
-ROOK_MOBILITY = (2, 4, 6)
-QUEEN_MOBILITY = (1, 2, 12)
-ROOK_OPEN_FILE = (25, 10)  # (mg, eg): no pawns on the file
-ROOK_HALF_OPEN_FILE = (12, 6)  # only enemy pawns on the file
+BISHOP_MOBILITY: Final = (4, 4, 6)  # (mg, eg, typical squares)
+ROOK_MOBILITY: Final = (2, 4, 6)
+QUEEN_MOBILITY: Final = (1, 2, 12)
+ROOK_OPEN_FILE: Final = (25, 10)  # (mg, eg): no pawns on the file
+ROOK_HALF_OPEN_FILE: Final = (12, 6)  # only enemy pawns on the file
 #: The side to move is better off by about this much (chess practice), which also damps the
 #: odd-even swing of iterative deepening.
-TEMPO = 10
+TEMPO: Final = 10
 
 # Pawn structure (chess values; passed pawns matter more here because a commoner promotion
 # option and the royal knight's poor blockading make them harder to stop).
-PASSED_PAWN_MG = (0, 5, 10, 15, 25, 45, 70, 0)  # by rank from the pawn's own side
-PASSED_PAWN_EG = (0, 10, 20, 35, 60, 95, 140, 0)
-DOUBLED_PAWN = -12
-ISOLATED_PAWN = -12
+PASSED_PAWN_MG: Final[tuple[int, ...]] = (0, 5, 10, 15, 25, 45, 70, 0)  # by rank from the pawn's own side
+PASSED_PAWN_EG: Final[tuple[int, ...]] = (0, 10, 20, 35, 60, 95, 140, 0)
+DOUBLED_PAWN: Final = -12
+ISOLATED_PAWN: Final = -12
 
 #: Quiescence trusts material and piece-square terms alone when they beat beta by this much: the
 #: other terms rarely add up to more (royal knight safety is the largest, at most about -300,
 #: then mobility).
-LAZY_MARGIN = 400
+LAZY_MARGIN: Final = 400
 
 # Piece-square tables from White's view, a1 first (row 1 is rank 1), in centipawns. Black uses
 # the mirrored square. Each table pair is (middlegame, endgame).
@@ -181,8 +183,8 @@ def _signed_tables(tables: tuple[tuple[int, ...] | None, ...]) -> list[list[list
 
 
 #: [colour][piece type][square] -> signed (White positive) material + piece-square value.
-MG: list[list[list[int]]] = _signed_tables(_MG_TABLES)
-EG: list[list[list[int]]] = _signed_tables(_EG_TABLES)
+MG: Final[list[list[list[int]]]] = _signed_tables(_MG_TABLES)
+EG: Final[list[list[list[int]]]] = _signed_tables(_EG_TABLES)
 
 Terms = tuple[int, int, int]  # (middlegame, endgame, phase): the incrementally kept part
 
@@ -216,7 +218,7 @@ def evaluate(board: Pieces, terms: Terms, pawn_cache: dict[tuple[int, int], Term
     """
     mg, eg, phase = terms
     occupied = board.occupied
-    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+    white, black = board.occupied_co[WHITE], board.occupied_co[BLACK]
     pieces = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
     pawn_key = (pieces[0] & white, pieces[0] & black)
     pawns = pawn_cache.get(pawn_key)
@@ -234,7 +236,7 @@ def _blend(mg: int, eg: int, phase: int, turn: chess.Color) -> int:
     The sign is turned before dividing, so a position and its colour mirror score the same."""
     phase = min(phase, PHASE_TOTAL)
     blended = mg * phase + eg * (PHASE_TOTAL - phase)
-    return (blended if turn == chess.WHITE else -blended) // PHASE_TOTAL
+    return (blended if turn == WHITE else -blended) // PHASE_TOTAL
 
 
 def _side_terms(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboard,
@@ -351,9 +353,9 @@ def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> Terms:
     return mg, eg, 0
 
 
-_DISTANCE = [[chess.square_distance(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
+_DISTANCE: Final = [[chess.square_distance(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
 
-_ADJACENT_FILES = [
+_ADJACENT_FILES: Final = [
     (BB_FILES[file - 1] if file > 0 else 0) | (BB_FILES[file + 1] if file < 7 else 0) for file in range(8)
 ]
 
@@ -370,6 +372,7 @@ def _passed_span(color: chess.Color, square: chess.Square) -> Bitboard:
     return span
 
 
-_PASSED_SPAN = [[_passed_span(color, square) for square in chess.SQUARES] for color in (chess.BLACK, chess.WHITE)]
+_PASSED_SPAN: Final = [[_passed_span(color, square) for square in chess.SQUARES]
+                       for color in (chess.BLACK, chess.WHITE)]
 
 assert COMMONER == chess.KNIGHT and ROYAL_KNIGHT == chess.KING  # the tables are indexed this way

@@ -11,14 +11,16 @@ for and in which order; it must never change a position.
 
 from __future__ import annotations
 
-import chess
-from chess import BB_RANK_1, BB_RANK_8
+from typing import Final
 
+import chess
+
+from bot.engine.constants import BB_RANK_1, BB_RANK_8, WHITE
 from bot.engine.evaluation import PIECE_VALUES
 from bot.engine.position import PAWN, QUEEN, ROYAL, Move, Position
 
-_VICTIMS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
-_PROMOTION_GAIN = PIECE_VALUES[QUEEN] - PIECE_VALUES[PAWN]
+_VICTIMS: Final[tuple[int, ...]] = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
+_PROMOTION_GAIN: Final = PIECE_VALUES[QUEEN] - PIECE_VALUES[PAWN]
 
 
 def captures(position: Position, min_gain: int, skip_losing: bool = False) -> list[tuple[int, Move]]:
@@ -39,7 +41,7 @@ def captures(position: Position, min_gain: int, skip_losing: bool = False) -> li
         if PIECE_VALUES[victim] < min_gain:
             break
         targets |= bb[victim]
-    last_rank = BB_RANK_8 if turn == chess.WHITE else BB_RANK_1
+    last_rank = BB_RANK_8 if turn == WHITE else BB_RANK_1
     targets = (targets | last_rank & ~bb[ROYAL]) & enemy  # promoting may still be worth it
     scored = []
     if targets:

@@ -24,9 +24,11 @@ position too.
 from __future__ import annotations
 
 import random
+from typing import Final
 
 import chess
-from chess import (
+
+from bot.engine.constants import (
     BB_ALL,
     BB_B1,
     BB_B8,
@@ -54,44 +56,52 @@ from chess import (
     BB_RANK_ATTACKS,
     BB_RANK_MASKS,
     BB_SQUARES,
+    WHITE,
     Bitboard,
 )
-
 from bot.engine.evaluation import EG, MG, PHASE_WEIGHTS
 from variant import KnightmateBoard
 
-PAWN, COMMONER, BISHOP, ROOK, QUEEN, ROYAL = chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING
+PAWN: Final = chess.PAWN
+COMMONER: Final = chess.KNIGHT
+BISHOP: Final = chess.BISHOP
+ROOK: Final = chess.ROOK
+QUEEN: Final = chess.QUEEN
+ROYAL: Final = chess.KING
 
 #: A move is ``from | to << 6 | promotion << 12``; 0 is never a move (a1a1).
 Move = int
-NO_MOVE: Move = 0
+NO_MOVE: Final = 0
 #: Promotion piece types, best first (the commoner is python-chess's KNIGHT type).
-PROMOTIONS = (QUEEN, ROOK, BISHOP, COMMONER)
+PROMOTIONS: Final[tuple[int, ...]] = (QUEEN, ROOK, BISHOP, COMMONER)
 
 # Castling rights as four bits; a move from or to a square clears the rights that need it.
-WHITE_SHORT, WHITE_LONG, BLACK_SHORT, BLACK_LONG = 1, 2, 4, 8
-_RIGHTS_BY_ROOK = {chess.H1: WHITE_SHORT, chess.A1: WHITE_LONG, chess.H8: BLACK_SHORT, chess.A8: BLACK_LONG}
-_KEEP_RIGHTS = [15] * 64
+WHITE_SHORT: Final = 1
+WHITE_LONG: Final = 2
+BLACK_SHORT: Final = 4
+BLACK_LONG: Final = 8
+_RIGHTS_BY_ROOK: Final = {chess.H1: WHITE_SHORT, chess.A1: WHITE_LONG, chess.H8: BLACK_SHORT, chess.A8: BLACK_LONG}
+_KEEP_RIGHTS: Final = [15] * 64
 for _square, _right in _RIGHTS_BY_ROOK.items():
     _KEEP_RIGHTS[_square] &= ~_right
 _KEEP_RIGHTS[chess.E1] &= ~(WHITE_SHORT | WHITE_LONG)
 _KEEP_RIGHTS[chess.E8] &= ~(BLACK_SHORT | BLACK_LONG)
 del _square, _right
 #: Where the rook goes from and to, by the square a castling royal knight lands on.
-_CASTLING_ROOK = {chess.G1: (chess.H1, chess.F1), chess.C1: (chess.A1, chess.D1),
+_CASTLING_ROOK: Final = {chess.G1: (chess.H1, chess.F1), chess.C1: (chess.A1, chess.D1),
                   chess.G8: (chess.H8, chess.F8), chess.C8: (chess.A8, chess.D8)}
 
 # Lines through each square on an empty board, and the squares strictly between two squares.
-_DIAGONALS = [BB_DIAG_ATTACKS[square][0] for square in chess.SQUARES]
-_ORTHOGONALS = [BB_RANK_ATTACKS[square][0] | BB_FILE_ATTACKS[square][0] for square in chess.SQUARES]
-_BETWEEN = [[chess.between(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
+_DIAGONALS: Final = [BB_DIAG_ATTACKS[square][0] for square in chess.SQUARES]
+_ORTHOGONALS: Final = [BB_RANK_ATTACKS[square][0] | BB_FILE_ATTACKS[square][0] for square in chess.SQUARES]
+_BETWEEN: Final = [[chess.between(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
 
 # Zobrist keys from a fixed seed: the same position has the same key in every process.
 _random = random.Random(0x4B4D)
-_PIECE_KEYS = [[[_random.getrandbits(64) for _ in range(64)] for _ in range(7)] for _ in chess.COLORS]
-_SIDE_KEY = _random.getrandbits(64)
-_CASTLING_KEYS = [_random.getrandbits(64) for _ in range(16)]
-_EP_KEYS = [_random.getrandbits(64) for _ in range(8)]
+_PIECE_KEYS: Final = [[[_random.getrandbits(64) for _ in range(64)] for _ in range(7)] for _ in chess.COLORS]
+_SIDE_KEY: Final = _random.getrandbits(64)
+_CASTLING_KEYS: Final = [_random.getrandbits(64) for _ in range(16)]
+_EP_KEYS: Final = [_random.getrandbits(64) for _ in range(8)]
 del _random
 
 
@@ -361,7 +371,7 @@ class Position:
             return moves
         empty = ~occupied
         enemy = self.occupied_co[not us] & targets
-        if us == chess.WHITE:
+        if us == WHITE:
             single = pawns << 8 & empty
             steps = ((single & targets, -8), ((single & BB_RANK_3) << 8 & empty & targets, -16),
                      ((pawns & ~BB_FILE_A) << 7 & enemy, -7), ((pawns & ~BB_FILE_H) << 9 & enemy, -9))
@@ -386,7 +396,7 @@ class Position:
     def _add_castling(self, moves: list[Move]) -> None:
         occupied = self.occupied
         them = not self.turn
-        if self.turn == chess.WHITE:
+        if self.turn == WHITE:
             if (self.castling & WHITE_SHORT and not occupied & (BB_F1 | BB_G1)
                     and not self._any_attacked(them, (chess.E1, chess.F1, chess.G1))):
                 moves.append(chess.E1 | chess.G1 << 6)

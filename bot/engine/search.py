@@ -30,95 +30,78 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from typing import Final
 
 import chess
-from chess import BB_SQUARES
 
 from bot.engine import evaluation
 from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, Ponder, budget
+from bot.engine.constants import BB_SQUARES
 from bot.engine.moves import captures
 from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
+from bot.engine.result import SearchResult as SearchResult  # re-exported: callers import it from here
 from variant import KnightmateBoard, insufficient_material
 
 logger = logging.getLogger(__name__)
 
-MATE = 30000
+MATE: Final = 30000
 #: Scores beyond this are mates; ``MATE - ply`` is a mate given at that distance from the root.
-MATE_BOUND = MATE - 1000
-MAX_PLY = 100
-INFINITY = MATE + 1
+MATE_BOUND: Final = MATE - 1000
+MAX_PLY: Final = 100
+INFINITY: Final = MATE + 1
 
 #: Nodes between two looks at the clock and the stop flag (a few milliseconds of search).
-CHECK_EVERY = 128
+CHECK_EVERY: Final = 128
 #: How often a ponder search that has nothing left to search looks at its stop flag, in seconds.
-PONDER_IDLE_CHECK_S = 0.05
+PONDER_IDLE_CHECK_S: Final = 0.05
 #: After a ponder hit the search is in an iteration begun long before, deeper than a timed search
 #: would start; it may run until this many soft limits, not to the hard deadline. Without this
 #: cap a hit ran on to the hard deadline: with 2 s on the clock a hit took 0.56 s where the same
 #: move searched afresh took 0.2 s, and what pondering saved was spent again.
-PONDER_HIT_HARD_FACTOR = 2.0
+PONDER_HIT_HARD_FACTOR: Final = 2.0
 #: Bytes one transposition-table entry costs in CPython: a 64-bit key (36), the tuple of four
 #: ints (72, plus 28 for each int too big to be shared) and the dict slot (about 40). tracemalloc
 #: after a depth-7 search measured 268 per entry with the pawn cache's share included.
-TT_ENTRY_BYTES = 200
+TT_ENTRY_BYTES: Final = 200
 #: Below this depth remaining, positions whose static eval beats beta by a margin are cut.
-REVERSE_FUTILITY_DEPTH = 3
-REVERSE_FUTILITY_MARGIN = 120  # centipawns per ply of depth
+REVERSE_FUTILITY_DEPTH: Final = 3
+REVERSE_FUTILITY_MARGIN: Final = 120  # centipawns per ply of depth
 #: Futility pruning margins by remaining depth (index 0 unused): a quiet move is expected to
 #: gain less than this. Two commoner steps of positional gain at depth 1, more at depth 2.
-FUTILITY_MARGINS = (0, 200, 350)
+FUTILITY_MARGINS: Final[tuple[int, ...]] = (0, 200, 350)
 #: Late-move pruning: quiet moves tried at most, by remaining depth, in a non-PV node.
-LATE_MOVE_LIMITS = (0, 8, 12, 18)
-MAX_MOVES = 256
+LATE_MOVE_LIMITS: Final[tuple[int, ...]] = (0, 8, 12, 18)
+MAX_MOVES: Final = 256
 #: Quiescence skips captures that cannot lift the score to alpha even with this margin (the
 #: largest positional swing one capture is expected to cause).
-DELTA_MARGIN = 200
+DELTA_MARGIN: Final = 200
 
 #: When the last iteration changed its mind (a new best move, or a score this many centipawns
 #: worse), the next iteration may start until this many times the usual soft limit: that is
 #: the move where more time pays (chess engine practice). Shallow iterations change often and
 #: cheaply, so only those from UNSTABLE_FROM_DEPTH on count.
-UNSTABLE_TIME_FACTOR = 2.0
-UNSTABLE_SCORE_DROP = 40
-UNSTABLE_FROM_DEPTH = 5
+UNSTABLE_TIME_FACTOR: Final = 2.0
+UNSTABLE_SCORE_DROP: Final = 40
+UNSTABLE_FROM_DEPTH: Final = 5
 
 #: Evaluations remembered per search (about 100 bytes each).
-EVAL_CACHE_SIZE = 200_000
+EVAL_CACHE_SIZE: Final = 200_000
 
 #: History scores are halved when one reaches this; quiet moves sort below it.
-HISTORY_LIMIT = 1_000_000
+HISTORY_LIMIT: Final = 1_000_000
 
-EXACT, LOWER, UPPER = 0, 1, 2
+EXACT: Final = 0
+LOWER: Final = 1
+UPPER: Final = 2
 
 #: Order bonus of promotions (by promotion piece type; index 0 is no promotion) among captures
 #: of the same victim and ahead of quiet moves; the underpromotions rank below any capture of a
 #: commoner or better.
-_PROMOTION_ORDER = (0, 0, -3000, -4000, -3500, 9000)
+_PROMOTION_ORDER: Final[tuple[int, ...]] = (0, 0, -3000, -4000, -3500, 9000)
 #: Sort keys pack an ordering score above the 15 bits of a move.
-_SCORE_SHIFT = 16
-_MOVE_BITS = (1 << _SCORE_SHIFT) - 1
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """The outcome of a search (or of one iteration, in ``on_info`` reports). Picklable.
-
-    ``score_cp`` and ``mate`` are from the side to move's view; exactly one of them is set,
-    except in a move from the opening book (``from_book``), which has neither and was not
-    searched (depth 0, no nodes). ``mate`` is N for mate in N moves, negative when being mated,
-    0 when mated already.
-    """
-
-    move: chess.Move | None
-    score_cp: int | None
-    mate: int | None
-    depth: int
-    nodes: int
-    time_ms: int
-    pv: tuple[chess.Move, ...]
-    from_book: bool = False
+_SCORE_SHIFT: Final = 16
+_MOVE_BITS: Final = (1 << _SCORE_SHIFT) - 1
 
 
 class _Abort(Exception):

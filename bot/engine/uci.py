@@ -31,6 +31,7 @@ from typing import TextIO
 import chess
 
 from bot import __version__
+from bot.engine import build
 from bot.engine.book import DEFAULT_BOOK, BookError, OpeningBook, check_book_file
 from bot.engine.clock import Limits, Ponder
 from bot.engine.search import Engine, SearchResult
@@ -38,7 +39,8 @@ from variant import KnightmateBoard
 
 logger = logging.getLogger(__name__)
 
-ENGINE_NAME = f"knightmate-bot {__version__}"
+#: Says which engine build runs (compiled by mypyc or pure Python), as actually imported.
+ENGINE_NAME = f"knightmate-bot {__version__} ({build.running_build()})"
 AUTHOR = "the knightmate-bot authors"
 DEFAULT_HASH_MB = 64
 MAX_HASH_MB = 4096

@@ -1,0 +1,101 @@
+"""Builds knightmate-bot with the engine's hot modules compiled by mypyc, where that can be done.
+
+pyproject.toml holds everything else about the package; this file exists only because the
+compiled modules need code at build time. The modules named in ``bot/engine/build.py`` are
+compiled into C extension modules beside their ``.py`` sources, which the package always ships
+too. Python imports an extension module before a ``.py`` of the same name, so the compiled build
+runs wherever the compile succeeded, and the pure-Python build runs where:
+
+* ``KNIGHTMATE_BOT_PURE=1`` is set at build time (nothing is compiled, and compiled modules an
+  earlier editable build left beside the sources are deleted), or
+* no working C compiler (or no Python headers) is found: the build says why and goes on without
+  the extension modules instead of failing the install.
+
+A successful compile also writes ``bot/engine/_compiled_sources.json``, the SHA-256 of each
+source as it was compiled: ``bot.engine.build`` refuses compiled modules whose source has changed
+since (an edited ``.py`` in an editable install), so a stale extension module never runs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+from types import ModuleType
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+from setuptools.errors import BaseError, CCompilerError
+
+PACKAGE_DIR = Path("bot", "engine")
+#: mypyc puts the four modules in one shared library (calls between them stay native), named
+#: after this group plus "__mypyc", inside the package rather than at the top level.
+GROUP = "_engine"
+
+
+def load_build_rules() -> ModuleType:
+    """bot/engine/build.py, loaded on its own (importing ``bot`` would need its dependencies):
+    the module list, the environment variable and the source record are defined there once."""
+    spec = importlib.util.spec_from_file_location("knightmate_engine_build", PACKAGE_DIR / "build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+rules = load_build_rules()
+
+
+class OptionalBuildExt(build_ext):
+    """Builds the mypyc extension modules, or, when the C compiler fails, none of them."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except (CCompilerError, BaseError, OSError) as error:
+            self._remove_outputs()
+            self.warn(f"could not compile the engine ({error}); installing the pure-Python engine")
+            return
+        if self.extensions:
+            target = Path(self.get_ext_fullpath(f"bot.engine.{rules.COMPILED_MODULES[0]}")).parent
+            (target / rules.SOURCES_RECORD).write_text(json.dumps(rules.source_hashes(PACKAGE_DIR), indent=1) + "\n")
+
+    def _remove_outputs(self) -> None:
+        """Deletes the extension modules built before the failure: all or none must be installed."""
+        for extension in self.extensions:
+            Path(self.get_ext_fullpath(extension.name)).unlink(missing_ok=True)
+        if self.inplace:
+            remove_compiled_from_sources()
+
+
+def remove_compiled_from_sources() -> None:
+    """Deletes extension modules an earlier editable build left beside the sources: they would
+    be imported instead of the ``.py`` files the pure build is meant to run."""
+    for name in (*rules.COMPILED_MODULES, f"{GROUP}__mypyc"):
+        for suffix in EXTENSION_SUFFIXES:
+            (PACKAGE_DIR / f"{name}{suffix}").unlink(missing_ok=True)
+    (PACKAGE_DIR / rules.SOURCES_RECORD).unlink(missing_ok=True)
+
+
+def metadata_only() -> bool:
+    """Whether this run only writes metadata (pip runs setup.py for that before it builds): mypyc's
+    type check and C generation, seconds of CPU, are then skipped."""
+    commands = [arg for arg in sys.argv[1:] if not arg.startswith("-")]
+    return bool(commands) and commands[0] in ("egg_info", "dist_info")
+
+
+def extension_modules() -> list[Extension]:
+    if rules.pure_requested():
+        remove_compiled_from_sources()
+        return []
+    if metadata_only():
+        return []
+    from mypyc.build import mypycify
+
+    return mypycify([str(PACKAGE_DIR / f"{name}.py") for name in rules.COMPILED_MODULES],
+                    group_name=f"bot.engine.{GROUP}", target_dir=str(Path("build", "mypyc")))
+
+
+setup(ext_modules=extension_modules(), cmdclass={"build_ext": OptionalBuildExt})
