@@ -11,9 +11,11 @@ score is ``sigmoid(s) = 1 / (1 + 10 ** (-k * s / 400))``. The tuner
 3. fits ``k`` with the current numbers, then holds it and minimizes the mean squared error between
    ``sigmoid(s)`` and the results over all the numbers (L-BFGS, with a small pull towards the
    current numbers so that numbers the data hardly sees stay where they are);
-4. reports the error on the training games and on held-out games (one game in ten) for the
-   current, the fitted and the rounded numbers, and the numbers that changed;
-5. with ``--write``, puts the rounded numbers into ``bot/engine/evaluation.py``.
+4. chooses the strength of that pull by cross-validation over games (positions of one game are
+   alike, so a fold holds whole games): each fold's error is that of a fit to the other folds,
+   with the numbers rounded as they would be written;
+5. fits all games with the chosen pull, prints the numbers that changed and, with ``--write``,
+   puts them into ``bot/engine/evaluation.py``.
 
     python bench/tune_evaluation.py bench/data/*.tsv [--write]
 
@@ -40,15 +42,23 @@ from bot.engine import evaluation
 from variant import KnightmateBoard
 
 Array = npt.NDArray[np.float64]
+#: Games are split into this many folds (by a hash of their tag) for cross-validation.
+FOLDS = 5
 
 
 @dataclass
 class DataSet:
-    """Rows of effective feature counts (the blend already applied), results, and the game tags."""
+    """Rows of effective feature counts (the blend already applied), results for White, the data
+    engine's scores for White, and the game tags."""
 
     rows: Array
     results: Array
+    engine_scores: Array
     games: list[str]
+
+    def subset(self, mask: npt.NDArray[np.bool_]) -> DataSet:
+        return DataSet(self.rows[mask], self.results[mask], self.engine_scores[mask],
+                       [game for game, inside in zip(self.games, mask, strict=True) if inside])
 
 
 def load(paths: Sequence[Path], min_ply: int) -> DataSet:
@@ -56,21 +66,23 @@ def load(paths: Sequence[Path], min_ply: int) -> DataSet:
     seen: set[str] = set()
     rows: list[list[float]] = []
     results: list[float] = []
+    engine_scores: list[float] = []
     games: list[str] = []
     for path in paths:
         for number, line in enumerate(path.read_text().splitlines(), start=1):
             fields = line.split("\t")
             if len(fields) != 7:
                 raise ValueError(f"{path}:{number}: expected 7 tab-separated fields, got {len(fields)}")
-            fen, result, game, ply, in_check, capture, _ = fields
+            fen, result, game, ply, in_check, capture, engine_score = fields
             position = " ".join(fen.split()[:4])
             if int(in_check) or int(capture) or int(ply) < min_ply or position in seen:
                 continue
             seen.add(position)
             rows.append(effective_counts(model.features(KnightmateBoard(fen))))
             results.append(float(result))
+            engine_scores.append(float(engine_score))
             games.append(f"{path.name}:{game}")
-    return DataSet(np.array(rows), np.array(results), games)
+    return DataSet(np.array(rows), np.array(results), np.array(engine_scores), games)
 
 
 def effective_counts(f: model.Features) -> list[float]:
@@ -79,10 +91,6 @@ def effective_counts(f: model.Features) -> list[float]:
     row = [(mg * f.phase + eg * (total - f.phase)) / total for mg, eg in zip(f.mg, f.eg, strict=True)]
     row[model.TEMPO] = 1.0 if f.white_to_move else -1.0
     return row
-
-
-def is_held_out(game: str) -> bool:
-    return zlib.crc32(game.encode()) % 10 == 0
 
 
 def sigmoid(scores: Array, k: float) -> Array:
@@ -99,15 +107,23 @@ def fit_k(data: DataSet, values: Array) -> float:
     return float(found.x)
 
 
-def fit_values(data: DataSet, start: Array, k: float, pull: float, frozen: Sequence[bool]) -> Array:
-    """Minimizes the error plus ``pull`` times the mean squared change (in pawns) of the numbers,
-    holding the *frozen* ones where they are."""
+def targets(data: DataSet, result_weight: float, engine_k: float) -> Array:
+    """What the fit aims at: the game results, or with *result_weight* below 1 a blend with the
+    data engine's own predictions (its scores through the sigmoid), which are far less noisy than
+    one game's result. The error that judges a fit is always measured against the results."""
+    blended: Array = result_weight * data.results + (1.0 - result_weight) * sigmoid(data.engine_scores, engine_k)
+    return blended
+
+
+def fit_values(data: DataSet, aims: Array, start: Array, k: float, pull: float, frozen: Sequence[bool]) -> Array:
+    """Minimizes the squared distance to *aims* plus ``pull`` times the mean squared change (in
+    pawns) of the numbers, holding the *frozen* ones where they are."""
     scale = np.log(10.0) * k / 400.0
     count = len(start)
 
     def objective(values: Array) -> tuple[float, Array]:
         predicted = sigmoid(data.rows @ values, k)
-        residual = predicted - data.results
+        residual = predicted - aims
         change = (values - start) / 100.0
         loss = float(np.mean(residual**2)) + pull * float(np.mean(change**2))
         slope = 2.0 * residual * predicted * (1.0 - predicted) * scale
@@ -120,42 +136,66 @@ def fit_values(data: DataSet, start: Array, k: float, pull: float, frozen: Seque
     return result
 
 
+def cross_validated_error(data: DataSet, folds: npt.NDArray[np.int64], start: Array, k: float, pull: float,
+                          frozen: Sequence[bool], result_weight: float, engine_k: float) -> float:
+    """The mean error on each fold of games of a fit (rounded) to the other folds."""
+    errors = []
+    for fold in range(FOLDS):
+        train, test = data.subset(folds != fold), data.subset(folds == fold)
+        fitted = fit_values(train, targets(train, result_weight, engine_k), start, k, pull, frozen)
+        errors.append(error(test, np.round(fitted), k))
+    return float(np.mean(errors))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data", type=Path, nargs="+", help="files written by make_tuning_data.py")
     parser.add_argument("--min-ply", type=int, default=8, help="skip positions before this ply (default 8)")
-    parser.add_argument("--pull", type=float, default=0.001,
-                        help="weight of the pull towards the current numbers (default 0.001)")
+    parser.add_argument("--pull", type=float, nargs="+", default=[0.03, 0.1, 0.3, 1.0, 3.0, 10.0],
+                        help="weights of the pull towards the current numbers to try; the one with the "
+                             "least cross-validated error wins (default 0.03 0.1 0.3 1 3 10)")
+    parser.add_argument("--result-weight", type=float, nargs="+", default=[1.0],
+                        help="weights of the game result in the fit's target, against the data engine's "
+                             "predictions, to try (default 1: results only, pure Texel)")
     parser.add_argument("--freeze", action="append", default=[], metavar="REGEX",
                         help="hold the numbers whose name (as printed) matches, e.g. '_PAWN_' (repeatable)")
-    parser.add_argument("--write", action="store_true", help="write the rounded numbers into evaluation.py")
+    parser.add_argument("--write", action="store_true", help="write the chosen rounded numbers into evaluation.py")
     args = parser.parse_args(argv)
 
     data = load(args.data, args.min_ply)
-    held_out = np.array([is_held_out(game) for game in data.games])
-    train = DataSet(data.rows[~held_out], data.results[~held_out], [])
-    test = DataSet(data.rows[held_out], data.results[held_out], [])
+    folds = np.array([zlib.crc32(game.encode()) % FOLDS for game in data.games])
+    frozen = [any(re.search(pattern, model.label(key)) for pattern in args.freeze) for key in model.KEYS]
     print(f"{len(data.results)} quiet positions from {len(set(data.games))} games; "
-          f"{len(test.results)} held out; {len(model.KEYS)} numbers")
+          f"{len(model.KEYS) - sum(frozen)} numbers fitted, {sum(frozen)} held")
 
     current = np.array(model.current_values(), dtype=np.float64)
-    k = fit_k(train, current)
-    frozen = [any(re.search(pattern, model.label(key)) for pattern in args.freeze) for key in model.KEYS]
-    print(f"{len(model.KEYS) - sum(frozen)} numbers fitted, {sum(frozen)} held")
-    fitted = fit_values(train, current, k, args.pull, frozen)
-    rounded = np.round(fitted)
-    print(f"k = {k:.4f}")
-    print(f"{'numbers':<10} {'train error':>12} {'held-out error':>15}")
-    for name, values in (("current", current), ("fitted", fitted), ("rounded", rounded)):
-        print(f"{name:<10} {error(train, values, k):>12.6f} {error(test, values, k):>15.6f}")
-    print("changed numbers:")
-    for key, old, new in zip(model.KEYS, current, rounded, strict=True):
+    k = fit_k(data, current)
+    engine_k = float(minimize_scalar(lambda c: float(np.mean((sigmoid(data.engine_scores, c) - data.results) ** 2)),
+                                     bounds=(0.1, 5.0), method="bounded").x)
+    print(f"k = {k:.4f} (the data engine's scores: {engine_k:.4f}, error "
+          f"{float(np.mean((sigmoid(data.engine_scores, engine_k) - data.results) ** 2)):.6f})")
+    print(f"error over {FOLDS} folds of games, each predicted by a fit to the others:")
+    print(f"{'current':<24} {error(data, current, k):.6f}")
+    best_choice, best_error = None, error(data, current, k)
+    for weight in args.result_weight:
+        for pull in args.pull:
+            validated = cross_validated_error(data, folds, current, k, pull, frozen, weight, engine_k)
+            print(f"{f'result weight {weight:g}, pull {pull:g}':<24} {validated:.6f}", flush=True)
+            if validated < best_error:
+                best_choice, best_error = (weight, pull), validated
+    if best_choice is None:
+        print("no fit beats the current numbers on games it was not fitted to")
+        return 0
+    weight, pull = best_choice
+    best = np.round(fit_values(data, targets(data, weight, engine_k), current, k, pull, frozen)) + 0.0  # no "-0"
+    print(f"fit to all games with result weight {weight:g}, pull {pull:g}: error {error(data, best, k):.6f}; "
+          "changed numbers:")
+    for key, old, new in zip(model.KEYS, current, best, strict=True):
         if old != new:
             print(f"  {model.label(key):<32} {old:>6.0f} -> {new:>6.0f}")
-
     if args.write:
         path = evaluation_source.PATH
-        path.write_text(evaluation_source.with_values(path.read_text(), [int(v) for v in rounded]))
+        path.write_text(evaluation_source.with_values(path.read_text(), [int(v) for v in best]))
         print(f"wrote {path}")
     return 0
 
