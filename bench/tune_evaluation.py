@@ -62,6 +62,24 @@ class DataSet:
 
 
 def load(paths: Sequence[Path], min_ply: int) -> DataSet:
+    """:func:`read`, through a cache next to the first data file: computing the features takes about
+    2 ms a position, and the cache key covers everything they depend on (the data files, the
+    model's and the evaluation's source)."""
+    key = [min_ply, model.__file__, evaluation.__file__]
+    key += [(str(path), path.stat().st_size, path.stat().st_mtime_ns) for path in paths]
+    sources = Path(model.__file__).read_bytes() + Path(evaluation.__file__).read_bytes()
+    digest = f"{zlib.crc32(repr(key).encode() + sources):08x}"
+    cache = paths[0].parent / f".features-{digest}.npz"
+    if cache.exists():
+        saved = np.load(cache)
+        return DataSet(saved["rows"], saved["results"], saved["engine_scores"], list(saved["games"]))
+    data = read(paths, min_ply)
+    np.savez(cache, rows=data.rows, results=data.results, engine_scores=data.engine_scores,
+             games=np.array(data.games))
+    return data
+
+
+def read(paths: Sequence[Path], min_ply: int) -> DataSet:
     """Reads the quiet positions of the data files, each position once (the first time it is seen)."""
     seen: set[str] = set()
     rows: list[list[float]] = []
