@@ -57,14 +57,18 @@ class Pieces(Protocol):
     def turn(self) -> chess.Color: ...
 
 # ---------------------------------------------------------------------------------------------
-# The numbers. Material comes from the rules (seed-knightmate.txt: Q 10, R 4.5, B 3.25, M 3, P 1,
-# bishop pair +0.5). Everything else is a first estimate from chess practice, adapted where the
-# royal knight changes the picture (noted at each term); tune by matches with bench/strength.py.
+# The numbers. The first estimates took material from the rules (seed-knightmate.txt: Q 10, R 4.5,
+# B 3.25, M 3, P 1, bishop pair +0.5) and the rest from chess practice, adapted where the royal
+# knight changes the picture (noted at each term). Every number below except the phase weights,
+# the "typical" mobility counts and LAZY_MARGIN was then refit to game results by
+# bench/tune_evaluation.py (Texel's method; 75k quiet positions from 965 Fairy-Stockfish self-play
+# games, 2026-12-01), which writes them here; the refit beat the estimates in an A/B match
+# (bench/README.md). The terms' comments say why each term exists, not where its value came from.
 # ---------------------------------------------------------------------------------------------
 
 #: Material in centipawns, indexed by python-chess piece type (COMMONER is chess.KNIGHT).
 PIECE_VALUES = (0, 84, 261, 344, 481, 1007, 0)
-#: The bishop pair bonus from the rules document (+0.5).
+#: The bishop pair bonus (the rules document says +0.5).
 BISHOP_PAIR = 57
 
 #: Game phase weight of each piece type (chess convention: minor 1, rook 2, queen 4); the
@@ -91,17 +95,17 @@ QUEEN_NEAR_PENALTY = (0, 40, 30, 14, 9, 7, 4, -4)  # by Chebyshev distance of th
 COMMONER_MOBILITY = 8  # per square it can step to (empty or enemy)
 
 # Slider mobility: (middlegame, endgame) centipawns per square attacked that is not an own piece,
-# counted from a typical number of squares (chess engine practice, e.g. PeSTO-era hand values).
+# counted from a typical number of squares (the typical counts are chess practice, not fitted).
 BISHOP_MOBILITY = (4, 3, 6)  # (mg, eg, typical squares)
 ROOK_MOBILITY = (2, 5, 6)
 QUEEN_MOBILITY = (0, 11, 12)
 ROOK_OPEN_FILE = (38, 14)  # (mg, eg): no pawns on the file
 ROOK_HALF_OPEN_FILE = (11, 13)  # only enemy pawns on the file
-#: The side to move is better off by about this much (chess practice), which also damps the
+#: The side to move is better off by about this much, which also damps the
 #: odd-even swing of iterative deepening.
 TEMPO = 15
 
-# Pawn structure (chess values; passed pawns matter more here because a commoner promotion
+# Pawn structure (passed pawns matter more here because a commoner promotion
 # option and the royal knight's poor blockading make them harder to stop).
 PASSED_PAWN_MG = (0, 1, 6, 17, 15, 40, 68, 0)  # by rank from the pawn's own side
 PASSED_PAWN_EG = (0, 9, 24, 41, 47, 86, 133, 0)
