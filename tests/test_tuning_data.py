@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import shutil
-from pathlib import Path
 
 import make_tuning_data
 import pyffish as sf
@@ -45,7 +44,7 @@ def test_game_ends_as_the_match_referee_calls_them() -> None:
 
 
 @pytest.mark.skipif(shutil.which(FAIRY_STOCKFISH) is None, reason="needs Fairy-Stockfish native")
-def test_a_real_game_writes_legal_positions_with_the_referees_check_flag(tmp_path: Path) -> None:
+def test_a_real_game_writes_legal_positions_with_the_referees_check_flag() -> None:
     """One game at a few hundred nodes a move: every position is a valid Knightmate FEN, the check flag
     agrees with pyffish, and the plies follow one another."""
     engine = UciPlayer("fairy-stockfish", [FAIRY_STOCKFISH], {})
