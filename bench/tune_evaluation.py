@@ -9,15 +9,17 @@ score is ``sigmoid(s) = 1 / (1 + 10 ** (-k * s / 400))``. The tuner
 2. computes each position's feature counts once (``evaluation_features.py``), so a score is a
    row of a matrix times the vector of numbers;
 3. fits ``k`` with the current numbers, then holds it and minimizes the mean squared error between
-   ``sigmoid(s)`` and the results over all the numbers (L-BFGS, with a small pull towards the
-   current numbers so that numbers the data hardly sees stay where they are);
-4. chooses the strength of that pull by cross-validation over games (positions of one game are
-   alike, so a fold holds whole games): each fold's error is that of a fit to the other folds,
-   with the numbers rounded as they would be written;
-5. fits all games with the chosen pull, prints the numbers that changed and, with ``--write``,
-   puts them into ``bot/engine/evaluation.py``.
+   ``sigmoid(s)`` and a target over all the numbers (L-BFGS, with a small pull towards the
+   current numbers so that numbers the data hardly sees stay where they are); the target is the
+   results, or with ``--result-weight`` below 1 a blend of them with the data engine's own
+   prediction from its score, which is far less noisy than one game's result;
+4. chooses the pull and the result weight by cross-validation over games (positions of one game
+   are alike, so a fold holds whole games): each fold's error is that of a fit to the other
+   folds, rounded as it would be written, measured against the results alone;
+5. fits all games with the chosen settings, prints the numbers that changed and, with
+   ``--write``, puts them into ``bot/engine/evaluation.py``.
 
-    python bench/tune_evaluation.py bench/data/*.tsv [--write]
+    python bench/tune_evaluation.py bench/data/*.tsv [--result-weight 1 0.5] [--write]
 
 Whether the new numbers play better is for a match to say (bench/README.md), not for this error.
 """
