@@ -52,11 +52,13 @@ def source_values(values: Sequence[int]) -> dict[str, str]:
 def write_source(source: str, new: dict[str, str]) -> str:
     """Replaces each assignment's right-hand side (name -> text), keeping its trailing comment."""
     for name, value in new.items():
-        if value.startswith("(\n"):  # a table written over several lines, up to a lone ")"
-            pattern = re.compile(rf"^{name} = \(\n.*?\n\)$", re.M | re.S)
+        # The name, its annotation if any (``: Final[tuple[int, ...]]``), then the value: a table
+        # written over several lines up to a lone ")", or the rest of the line up to a comment.
+        if value.startswith("(\n"):
+            pattern = re.compile(rf"^({name}(?::[^=\n]+)? = )\(\n.*?\n\)$", re.M | re.S)
         else:
-            pattern = re.compile(rf"^{name} = [^#\n]*?(?=(  #.*)?$)", re.M)
-        source, found = pattern.subn(f"{name} = {value}", source)  # digits and punctuation: no escapes
+            pattern = re.compile(rf"^({name}(?::[^=\n]+)? = )[^#\n]*?(?=(  #.*)?$)", re.M)
+        source, found = pattern.subn(rf"\g<1>{value}", source)  # values hold no backslashes
         if found != 1:
             raise ValueError(f"evaluation.py: expected one assignment of {name}, found {found}")
     return source

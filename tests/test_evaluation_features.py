@@ -68,3 +68,10 @@ def test_numbers_written_into_the_source_are_the_numbers_read_back(tmp_path: Pat
         monkeypatch.undo()
     board = KnightmateBoard("2r1k2r/pp3ppp/2m1pm2/3p4/3P4/2M1PM2/PP3PPP/2R1K2R b Kk - 2 16")
     assert written.evaluate(board, written.base_terms(board), {}) == evaluate(board, base_terms(board), {})
+
+
+def test_annotated_assignments_keep_their_annotation_and_comment() -> None:
+    """evaluation.py may mark its tables ``Final`` for the compiled build; the writer keeps that."""
+    source = "TEMPO: Final = 10  # the side to move\nPIECE_VALUES: Final[tuple[int, ...]] = (0, 1)\n"
+    written = evaluation_source.write_source(source, {"TEMPO": "12", "PIECE_VALUES": "(0, 2)"})
+    assert written == "TEMPO: Final = 12  # the side to move\nPIECE_VALUES: Final[tuple[int, ...]] = (0, 2)\n"
