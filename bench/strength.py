@@ -115,6 +115,29 @@ class GameClock:
         return False
 
 
+class NodeBudget:
+    """``--nodes``: every move is ``go nodes N``, the same work for both engines however busy the
+    machine is, so a match between two builds of one engine measures their play, not the load.
+    No clock runs; a move that takes longer than :data:`NODE_MOVE_TIMEOUT_S` is taken for a hung
+    engine and loses on time. Has :class:`GameClock`'s interface."""
+
+    def __init__(self, nodes: int) -> None:
+        self.nodes = nodes
+
+    def go_arguments(self) -> str:
+        return f"nodes {self.nodes}"
+
+    def deadline_s(self, side: bool) -> float:
+        return NODE_MOVE_TIMEOUT_S
+
+    def charge(self, side: bool, elapsed_ms: float) -> bool:
+        return False
+
+
+#: How long a node-limited move may take before the engine is taken for hung.
+NODE_MOVE_TIMEOUT_S = 120.0
+
+
 # Openings.
 
 
@@ -191,7 +214,7 @@ class GameRecord:
     ponder_misses: dict[bool, int] = field(default_factory=lambda: {WHITE: 0, BLACK: 0})
 
 
-def play_game(record: GameRecord, players: dict[bool, UciPlayer], clock: GameClock) -> GameRecord:
+def play_game(record: GameRecord, players: dict[bool, UciPlayer], clock: GameClock | NodeBudget) -> GameRecord:
     """Plays ``record``'s game to its end and fills in the moves, times and result."""
     for player in players.values():
         player.new_game()
@@ -354,7 +377,7 @@ def format_elo(wins: int, draws: int, losses: int) -> str:
 # PGN.
 
 
-def write_pgn(record: GameRecord, path: Path, time_control: TimeControl) -> None:
+def write_pgn(record: GameRecord, path: Path, time_control: TimeControl | NodeBudget) -> None:
     """Appends the game to ``path`` as Knightmate PGN, with each move's thinking time as a comment."""
     board = KnightmateBoard(record.opening.fen)
     for text in record.opening.moves:
@@ -369,7 +392,7 @@ def write_pgn(record: GameRecord, path: Path, time_control: TimeControl) -> None
         "Event": "knightmate-bot strength match", "Date": time.strftime("%Y.%m.%d"),
         "Round": str(record.number),
         "White": record.white, "Black": record.black, "Result": record.result,
-        "TimeControl": str(time_control),
+        "TimeControl": str(time_control) if isinstance(time_control, TimeControl) else "-",
         "Termination": "normal" if record.forfeit is None else record.reason,
         "Opening": record.opening.position(),
     })
@@ -396,6 +419,14 @@ class MatchConfig:
     pgn: Path | None
     ponder_a: bool = False
     ponder_b: bool = False
+    nodes: int | None = None
+    """Set: a node budget per move instead of the time control."""
+
+    def limit(self) -> TimeControl | NodeBudget:
+        return NodeBudget(self.nodes) if self.nodes is not None else self.time_control
+
+    def new_clock(self) -> GameClock | NodeBudget:
+        return NodeBudget(self.nodes) if self.nodes is not None else GameClock(self.time_control, self.lag_grace_ms)
 
 
 def schedule(openings: Sequence[Opening], games: int, seed: int) -> Iterator[tuple[int, Opening, bool]]:
@@ -438,8 +469,7 @@ class Match:
         try:
             white, black = (a, b) if a_is_white else (b, a)
             record = GameRecord(number, white.name, black.name, a_is_white, opening)
-            return play_game(record, {WHITE: white, BLACK: black}, GameClock(self.config.time_control,
-                                                                                self.config.lag_grace_ms))
+            return play_game(record, {WHITE: white, BLACK: black}, self.config.new_clock())
         finally:
             self.seats.put((a, b))
 
@@ -467,7 +497,7 @@ class Match:
         config = self.config
         if config.pgn is not None:
             try:
-                write_pgn(record, config.pgn, config.time_control)
+                write_pgn(record, config.pgn, config.limit())
             except ValueError as error:
                 # Our rules library disagreeing with the referee is a bug to report, not a reason to
                 # lose the match: the result is already counted.
@@ -521,6 +551,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--name-b", help="engine B's name in the output (default: its id name)")
     parser.add_argument("--games", type=int, default=20, help="number of games (default 20)")
     parser.add_argument("--tc", default="10+0.1", help="seconds+increment per side (default 10+0.1)")
+    parser.add_argument("--nodes", type=int,
+                        help="search this many nodes per move (go nodes N) instead of using clocks")
     parser.add_argument("--lag-grace-ms", type=int, default=100,
                         help="time an engine may overrun its clock without losing (default 100)")
     parser.add_argument("--openings", type=Path, default=DEFAULT_OPENINGS, help="openings file")
@@ -537,14 +569,15 @@ def config_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) 
         openings = load_openings(args.openings)
     except (OSError, ValueError) as error:
         parser.error(str(error))
-    if args.games < 1 or args.concurrency < 1 or args.lag_grace_ms < 0:
-        parser.error("--games and --concurrency must be positive and --lag-grace-ms not negative")
+    if args.games < 1 or args.concurrency < 1 or args.lag_grace_ms < 0 or (args.nodes is not None and args.nodes < 1):
+        parser.error("--games, --concurrency and --nodes must be positive and --lag-grace-ms not negative")
     return MatchConfig(
         command_a=shlex.split(args.engine_a), command_b=shlex.split(args.engine_b),
         options_a=dict(args.option_a), options_b=dict(args.option_b),
         name_a=args.name_a, name_b=args.name_b, games=args.games, openings=openings,
         time_control=time_control, lag_grace_ms=args.lag_grace_ms, concurrency=args.concurrency, pgn=args.pgn,
         ponder_a=args.ponder_a, ponder_b=args.ponder_b,
+        nodes=args.nodes,
     )
 
 
@@ -561,9 +594,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         name_a, name_b = match.start_engines()
         tally = Tally(name_a, name_b)
-        print(f"{name_a} vs {name_b}: {config.games} games at {config.time_control}, lag grace "
-              f"{config.lag_grace_ms} ms, {len(config.openings)} openings from {args.openings} "
-              f"(seed {args.seed}), concurrency {config.concurrency}", flush=True)
+        limit = (f"{config.nodes} nodes per move" if config.nodes is not None
+                 else f"{config.time_control}, lag grace {config.lag_grace_ms} ms")
+        print(f"{name_a} vs {name_b}: {config.games} games at {limit}, {len(config.openings)} openings from "
+              f"{args.openings} (seed {args.seed}), concurrency {config.concurrency}", flush=True)
         match.run(tally, args.seed)
     except EngineError as error:
         print(f"strength.py: {error}", file=sys.stderr)

@@ -83,11 +83,11 @@ def engine_starts(monkeypatch) -> list[str]:
 
 def play_match(command_a: list[str], command_b: list[str], opening: str, games: int = 2,
                tc: str = "5+0", lag_grace_ms: int = 50, pgn: Path | None = None, concurrency: int = 1,
-               ponder_a: bool = False) -> Tally:
+               ponder_a: bool = False, nodes: int | None = None) -> Tally:
     config = MatchConfig(
         command_a=command_a, command_b=command_b, options_a={}, options_b={}, name_a="A", name_b="B",
         games=games, openings=[parse_opening(opening, 1)], time_control=TimeControl.parse(tc),
-        lag_grace_ms=lag_grace_ms, concurrency=concurrency, pgn=pgn, ponder_a=ponder_a,
+        lag_grace_ms=lag_grace_ms, concurrency=concurrency, pgn=pgn, ponder_a=ponder_a, nodes=nodes,
     )
     match = Match(config)
     try:
@@ -308,6 +308,17 @@ def test_late_engine_loses_on_time_and_keeps_its_process_for_the_next_game(fake_
     assert tally.stats["A"].time_forfeits == 2
     assert (tally.wins, tally.draws, tally.losses) == (0, 0, 2)
     assert sorted(engine_starts) == ["A", "B"]
+
+
+def test_node_budget_asks_for_nodes_and_runs_no_clock(fake_engine, engine_starts) -> None:
+    # The same late fake as above, at the same time control, but with a node budget: its 0.3 s
+    # moves are no flag, and both games end by the rules.
+    tally = play_match(fake_engine("late"), RANDOM_MOVER, "fen m3k3/8/8/8/8/8/8/M3K3 w - - 0 60", tc="0.2+0",
+                       nodes=500)
+    assert tally.stats["A"].time_forfeits == 0
+    assert "time forfeit" not in tally.reasons
+    assert tally.games == 2
+    assert strength.NodeBudget(500).go_arguments() == "nodes 500"
 
 
 def test_engine_that_ignores_stop_is_killed_and_restarted(fake_engine, engine_starts, monkeypatch) -> None:

@@ -1,0 +1,258 @@
+"""The engine's evaluation as a linear function of its numbers, so a tuner can fit them quickly.
+
+``bot.engine.evaluation.evaluate`` adds up, for the middlegame and the endgame, numbers times
+counts (material, piece-square entries, mobility, checks, pawn structure), blends the two sums
+by the game phase and adds the tempo bonus. :func:`features` returns those counts for a board,
+and :func:`score` multiplies them by a vector of numbers and blends them the same way, so that
+``score(current_values(), features(board)) == evaluate(board, base_terms(board), {})`` exactly
+(``tests/test_evaluation_features.py`` checks this on many positions, so the two cannot drift).
+A fit then only multiplies a fixed matrix by a changing vector, which takes milliseconds.
+
+What is fitted, and what is not:
+
+- material (pawn to queen), the bishop pair, every entry of the tables of the whole-board terms
+  (flight squares, queen distance, passed pawns), the per-square weights of mobility and checks,
+  rooks on files, doubled and isolated pawns, and the tempo;
+- the piece-square tables in the shapes the module builds them: each non-pawn table is
+  ``_table(step, ranks)`` (``step`` centipawns per step towards the centre plus a bonus per
+  rank), read back from the table itself; the pawn tables are per square, left-right symmetric;
+- not fitted: the phase weights and the "typical" mobility counts (the score is not linear in
+  them) and ``LAZY_MARGIN`` (a search bound, not part of the score).
+
+The helpers that find attacks and pawn spans are the evaluation's own; only the bookkeeping of
+which number each count belongs to is written here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import chess
+from chess import BB_DIAG_ATTACKS, BB_DIAG_MASKS, BB_FILES, BB_KING_ATTACKS, BB_KNIGHT_ATTACKS, Bitboard
+
+from bot.engine import evaluation as ev
+
+#: Pieces with a shaped piece-square table (``_table(step, ranks)``), by python-chess type.
+SHAPED_TABLES = {
+    chess.KNIGHT: ("_COMMONER_MG", "_COMMONER_EG"),
+    chess.BISHOP: ("_BISHOP_MG", "_BISHOP_EG"),
+    chess.ROOK: ("_ROOK_MG", "_ROOK_EG"),
+    chess.QUEEN: ("_QUEEN_MG", "_QUEEN_EG"),
+    chess.KING: ("_ROYAL_MG", "_ROYAL_EG"),
+}
+PAWN_TABLES = ("_PAWN_MG", "_PAWN_EG")
+#: Numbers fitted as whole tuples, entry by entry (index 0 of PIECE_VALUES is no piece, 6 the royal knight).
+TUPLE_PARAMETERS = {
+    "PIECE_VALUES": range(1, 6),
+    "ESCAPE_SQUARE_BONUS": range(9),
+    "QUEEN_NEAR_PENALTY": range(1, 8),
+    "PASSED_PAWN_MG": range(1, 7),
+    "PASSED_PAWN_EG": range(1, 7),
+    "BISHOP_MOBILITY": range(2),
+    "ROOK_MOBILITY": range(2),
+    "QUEEN_MOBILITY": range(2),
+    "ROOK_OPEN_FILE": range(2),
+    "ROOK_HALF_OPEN_FILE": range(2),
+}
+SCALAR_PARAMETERS = (
+    "BISHOP_PAIR", "QUEEN_CHECK_PENALTY", "ROOK_CHECK_PENALTY", "BISHOP_CHECK_PENALTY",
+    "COMMONER_CHECK_PENALTY", "COMMONER_MOBILITY", "DOUBLED_PAWN", "ISOLATED_PAWN", "TEMPO",
+)
+
+Key = tuple[str, ...]
+_Adder = Callable[[Key, int, int], None]
+"""Adds (key, middlegame count, endgame count) for one side."""
+_SignedAdder = Callable[[Key, int, int, int], None]
+"""Adds (key, sign, middlegame count, endgame count): sign +1 for White, -1 for Black."""
+
+
+def _shape(name: str) -> tuple[int, tuple[int, ...]]:
+    """Reads ``(step, ranks)`` back from a table made by ``_table``, and checks it rebuilds the table."""
+    table: tuple[int, ...] = getattr(ev, name)
+    ranks = tuple(table[chess.square(0, rank)] for rank in range(8))  # the a-file is 0 steps from the rim
+    step = table[chess.B2] - ranks[1]
+    if ev._table(step, ranks) != table:
+        raise ValueError(f"evaluation.{name} is not of the form _table(step, ranks)")
+    return step, ranks
+
+
+def _pawn_entries(name: str) -> dict[tuple[int, int], int]:
+    """(rank, file from the nearer edge) -> value of a pawn table, checked to be left-right symmetric
+    with empty first and last ranks."""
+    table: tuple[int, ...] = getattr(ev, name)
+    for square in chess.SQUARES:
+        rank, file = chess.square_rank(square), chess.square_file(square)
+        if table[square] != table[chess.square(7 - file, rank)] or (rank in (0, 7) and table[square]):
+            raise ValueError(f"evaluation.{name} is not left-right symmetric with empty end ranks")
+    return {(rank, file): table[chess.square(file, rank)] for rank in range(1, 7) for file in range(4)}
+
+
+def _current() -> dict[Key, int]:
+    values: dict[Key, int] = {}
+    for name, indices in TUPLE_PARAMETERS.items():
+        for index in indices:
+            values[(name, str(index))] = getattr(ev, name)[index]
+    for name in SCALAR_PARAMETERS:
+        values[(name,)] = getattr(ev, name)
+    for names in SHAPED_TABLES.values():
+        for name in names:
+            step, ranks = _shape(name)
+            values[(name, "step")] = step
+            for rank, bonus in enumerate(ranks):
+                values[(name, f"rank {rank + 1}")] = bonus
+    for name in PAWN_TABLES:
+        for (rank, file), value in _pawn_entries(name).items():
+            values[(name, f"{'abcd'[file]}{rank + 1}")] = value
+    return values
+
+
+_CURRENT = _current()
+#: Every fitted number, in a fixed order: the columns of the feature matrix.
+KEYS: tuple[Key, ...] = tuple(_CURRENT)
+INDEX: dict[Key, int] = {key: index for index, key in enumerate(KEYS)}
+TEMPO = INDEX[("TEMPO",)]
+
+
+def current_values() -> list[int]:
+    """The numbers the evaluation uses now, in :data:`KEYS` order."""
+    return [_CURRENT[key] for key in KEYS]
+
+
+def label(key: Key) -> str:
+    return key[0] if len(key) == 1 else f"{key[0]}[{key[1]}]"
+
+
+@dataclass(frozen=True)
+class Features:
+    """The counts each number is multiplied by, White minus Black, for each half of the blend."""
+
+    mg: list[int]
+    eg: list[int]
+    phase: int
+    """Clipped to ``PHASE_TOTAL`` (24 = full middlegame)."""
+    white_to_move: bool
+
+
+def score(values: list[int], f: Features) -> int:
+    """The evaluation for the side to move, computed as :func:`bot.engine.evaluation.evaluate` does."""
+    mg = sum(v * c for v, c in zip(values, f.mg, strict=True))
+    eg = sum(v * c for v, c in zip(values, f.eg, strict=True))
+    blended = mg * f.phase + eg * (ev.PHASE_TOTAL - f.phase)
+    return values[TEMPO] + (blended if f.white_to_move else -blended) // ev.PHASE_TOTAL
+
+
+def features(board: chess.Board) -> Features:
+    """The feature counts of a board (any python-chess board with Knightmate pieces)."""
+    count = len(KEYS)
+    mg, eg = [0] * count, [0] * count
+    phase = 0
+
+    def add(key: Key, sign: int, mg_count: int, eg_count: int) -> None:
+        index = INDEX[key]
+        mg[index] += sign * mg_count
+        eg[index] += sign * eg_count
+
+    for color in chess.COLORS:
+        sign = 1 if color == chess.WHITE else -1
+        for piece_type in chess.PIECE_TYPES:
+            for square in chess.scan_forward(board.pieces_mask(piece_type, color)):
+                phase += ev.PHASE_WEIGHTS[piece_type]
+                own_view = square if color == chess.WHITE else chess.square_mirror(square)
+                rank, file = chess.square_rank(own_view), chess.square_file(own_view)
+                if piece_type != chess.KING:
+                    add(("PIECE_VALUES", str(piece_type)), sign, 1, 1)
+                if piece_type == chess.PAWN:
+                    entry = f"{'abcd'[min(file, 7 - file)]}{rank + 1}"
+                    add((PAWN_TABLES[0], entry), sign, 1, 0)
+                    add((PAWN_TABLES[1], entry), sign, 0, 1)
+                    continue
+                mg_name, eg_name = SHAPED_TABLES[piece_type]
+                steps = ev._centrality(own_view)
+                add((mg_name, "step"), sign, steps, 0)
+                add((mg_name, f"rank {rank + 1}"), sign, 1, 0)
+                add((eg_name, "step"), sign, 0, steps)
+                add((eg_name, f"rank {rank + 1}"), sign, 0, 1)
+
+    pieces = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+    _side_features(pieces, board.occupied, white, black, lambda key, m, e: add(key, 1, m, e))
+    _side_features(pieces, board.occupied, black, white, lambda key, m, e: add(key, -1, m, e))
+    _pawn_features(pieces[0] & white, pieces[0] & black, add)
+    return Features(mg, eg, min(phase, ev.PHASE_TOTAL), board.turn == chess.WHITE)
+
+
+def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboard, enemy: Bitboard,
+                   add: _Adder) -> None:
+    """The counts behind ``evaluation._side_terms`` for one side."""
+    all_pawns, all_commoners, all_bishops, all_rooks, all_queens, royals = pieces
+    not_own = ~own
+    enemy_royal = royals & enemy
+    threatened = bool(enemy_royal and (all_queens | all_rooks | all_commoners) & own)
+    target = enemy_royal.bit_length() - 1
+    files_and_ranks = diagonals = steps = 0
+    if threatened:
+        files_and_ranks = ev._rook_attacks(target, occupied) & not_own
+        diagonals = BB_DIAG_ATTACKS[target][BB_DIAG_MASKS[target] & occupied] & not_own
+        steps = BB_KING_ATTACKS[target] & not_own
+
+    royal = royals & own
+    if royal and (all_queens | all_rooks) & enemy:
+        flight = (BB_KNIGHT_ATTACKS[royal.bit_length() - 1] & not_own).bit_count()
+        add(("ESCAPE_SQUARE_BONUS", str(flight)), 1, 0)
+
+    bishops = list(chess.scan_forward(all_bishops & own))
+    if len(bishops) >= 2:
+        add(("BISHOP_PAIR",), 1, 1)
+    for square in bishops:
+        reach = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & not_own
+        mobility = reach.bit_count() - ev.BISHOP_MOBILITY[2]
+        add(("BISHOP_MOBILITY", "0"), mobility, 0)
+        add(("BISHOP_MOBILITY", "1"), 0, mobility)
+        if threatened:
+            add(("BISHOP_CHECK_PENALTY",), (reach & diagonals).bit_count(), 0)
+    own_pawns = all_pawns & own
+    for square in chess.scan_forward(all_rooks & own):
+        reach = ev._rook_attacks(square, occupied) & not_own
+        mobility = reach.bit_count() - ev.ROOK_MOBILITY[2]
+        add(("ROOK_MOBILITY", "0"), mobility, 0)
+        add(("ROOK_MOBILITY", "1"), 0, mobility)
+        file = BB_FILES[square & 7]
+        if not file & own_pawns:
+            name = "ROOK_OPEN_FILE" if not file & all_pawns else "ROOK_HALF_OPEN_FILE"
+            add((name, "0"), 1, 0)
+            add((name, "1"), 0, 1)
+        if threatened:
+            add(("ROOK_CHECK_PENALTY",), (reach & files_and_ranks).bit_count(), 0)
+    for square in chess.scan_forward(all_queens & own):
+        reach = ev._queen_attacks(square, occupied) & not_own
+        mobility = reach.bit_count() - ev.QUEEN_MOBILITY[2]
+        add(("QUEEN_MOBILITY", "0"), mobility, 0)
+        add(("QUEEN_MOBILITY", "1"), 0, mobility)
+        if threatened:
+            add(("QUEEN_CHECK_PENALTY",), (reach & (files_and_ranks | diagonals)).bit_count(), 0)
+            distance = chess.square_distance(square, target)
+            if distance in TUPLE_PARAMETERS["QUEEN_NEAR_PENALTY"]:
+                add(("QUEEN_NEAR_PENALTY", str(distance)), 1, 0)
+    for square in chess.scan_forward(all_commoners & own):
+        reach = BB_KING_ATTACKS[square] & not_own
+        add(("COMMONER_MOBILITY",), reach.bit_count(), 0)
+        if threatened:
+            add(("COMMONER_CHECK_PENALTY",), (reach & steps).bit_count(), 0)
+
+
+def _pawn_features(white_pawns: Bitboard, black_pawns: Bitboard, add: _SignedAdder) -> None:
+    """The counts behind ``evaluation._pawn_terms``."""
+    for color, own, enemy in ((chess.WHITE, white_pawns, black_pawns), (chess.BLACK, black_pawns, white_pawns)):
+        sign = 1 if color == chess.WHITE else -1
+        for square in chess.scan_forward(own):
+            rank = chess.square_rank(square) if color == chess.WHITE else 7 - chess.square_rank(square)
+            if not enemy & ev._PASSED_SPAN[color][square]:
+                add(("PASSED_PAWN_MG", str(rank)), sign, 1, 0)
+                add(("PASSED_PAWN_EG", str(rank)), sign, 0, 1)
+            if not own & ev._ADJACENT_FILES[chess.square_file(square)]:
+                add(("ISOLATED_PAWN",), sign, 1, 1)
+        for file_mask in BB_FILES:
+            extra = chess.popcount(own & file_mask) - 1
+            if extra > 0:
+                add(("DOUBLED_PAWN",), sign, extra, extra)

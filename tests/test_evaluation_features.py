@@ -1,0 +1,77 @@
+"""The tuner's linear model of the evaluation (bench/evaluation_features.py) is the evaluation."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import evaluation_features
+import evaluation_source
+import pytest
+from random_positions import random_positions
+
+from bot.engine.evaluation import base_terms, evaluate
+from variant import KnightmateBoard
+
+
+def test_features_times_the_current_numbers_are_the_evaluation() -> None:
+    """Exact equality on many positions, both colours to move, full boards to bare endgames: a
+    count the tuner misses, gives the wrong number or the wrong half of the blend shows up here,
+    and so does a number changed in evaluation.py in a way the model does not follow."""
+    values = evaluation_features.current_values()
+    boards = random_positions(600, seed=71, plies=range(1, 160))
+    for board in boards:
+        expected = evaluate(board, base_terms(board), {})
+        assert evaluation_features.score(values, evaluation_features.features(board)) == expected, board.fen()
+
+
+def test_every_number_is_used_by_some_position() -> None:
+    """A number whose counts are always zero would be fitted to nothing (a key misspelt in one place)."""
+    used: set[int] = set()
+    for board in random_positions(600, seed=72, plies=range(1, 160)):
+        f = evaluation_features.features(board)
+        used.update(i for i, (m, e) in enumerate(zip(f.mg, f.eg, strict=True)) if m or e)
+    used.add(evaluation_features.TEMPO)  # outside the blend: counted as the side to move
+    unused = [evaluation_features.label(evaluation_features.KEYS[i])
+              for i in range(len(evaluation_features.KEYS)) if i not in used]
+    assert not unused
+
+
+def test_changed_numbers_change_the_score_as_the_counts_say() -> None:
+    """Doubling every number doubles the blended sum: the model is linear, with no hidden constant."""
+    board = KnightmateBoard("r3k2r/pp1b1ppp/2mqpm2/3p4/3P4/2MBPM2/PPQ2PPP/R3K2R w KQkq - 4 10")
+    f = evaluation_features.features(board)
+    values = evaluation_features.current_values()
+    values[evaluation_features.TEMPO] = 0
+    doubled = [2 * v for v in values]
+    once = evaluation_features.score(values, f)
+    assert abs(evaluation_features.score(doubled, f) - 2 * once) <= 1
+
+
+def test_numbers_written_into_the_source_are_the_numbers_read_back(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tuner's --write: every number changed (by a different amount each), written into a copy
+    of evaluation.py, imported, and read back by the feature model as exactly those numbers; the
+    current numbers written back leave a module that scores like the real one."""
+    current = evaluation_features.current_values()
+    changed = [value + 1 + index % 7 for index, value in enumerate(current)]
+    source = evaluation_source.PATH.read_text()
+    for values in (changed, current):
+        module_path = tmp_path / "evaluation.py"
+        module_path.write_text(evaluation_source.with_values(source, values))
+        spec = importlib.util.spec_from_file_location("written_evaluation", module_path)
+        assert spec is not None and spec.loader is not None
+        written = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(written)
+        monkeypatch.setattr(evaluation_features, "ev", written)
+        assert evaluation_features._current() == dict(zip(evaluation_features.KEYS, values, strict=True))
+        monkeypatch.undo()
+    board = KnightmateBoard("2r1k2r/pp3ppp/2m1pm2/3p4/3P4/2M1PM2/PP3PPP/2R1K2R b Kk - 2 16")
+    assert written.evaluate(board, written.base_terms(board), {}) == evaluate(board, base_terms(board), {})
+
+
+def test_annotated_assignments_keep_their_annotation_and_comment() -> None:
+    """evaluation.py may mark its tables ``Final`` for the compiled build; the writer keeps that."""
+    source = "TEMPO: Final = 10  # the side to move\nPIECE_VALUES: Final[tuple[int, ...]] = (0, 1)\n"
+    written = evaluation_source.write_source(source, {"TEMPO": "12", "PIECE_VALUES": "(0, 2)"})
+    assert written == "TEMPO: Final = 12  # the side to move\nPIECE_VALUES: Final[tuple[int, ...]] = (0, 2)\n"

@@ -1,0 +1,66 @@
+"""bench/make_tuning_data.py: scores read for White, game ends as the referee calls them, and a real
+game's records."""
+
+from __future__ import annotations
+
+import random
+import shutil
+
+import make_tuning_data
+import pyffish as sf
+import pytest
+from referee import VARIANT
+from strength import parse_opening
+from uci_player import UciPlayer
+
+from variant import KnightmateBoard
+
+FAIRY_STOCKFISH = "/usr/games/fairy-stockfish"
+
+
+def test_scores_are_turned_to_whites_view_and_mates_are_capped() -> None:
+    output = ["info depth 3 score cp 80 nodes 10", "info depth 4 score cp 34 nodes 90 pv e2e4"]
+    assert make_tuning_data.white_score(output, white_to_move=True) == 34
+    assert make_tuning_data.white_score(output, white_to_move=False) == -34
+    assert make_tuning_data.white_score(["info depth 9 score mate -3"], white_to_move=False) == 10000
+    assert make_tuning_data.white_score(["info string classical evaluation"], white_to_move=True) is None
+
+
+def board_after(fen: str, moves: list[str]) -> KnightmateBoard:
+    board = KnightmateBoard(fen)
+    for move in moves:
+        board.push(board.parse_uci(move))
+    return board
+
+
+def test_game_ends_as_the_match_referee_calls_them() -> None:
+    """The same positions as the referee's tests in test_strength_runner.py."""
+    assert make_tuning_data.ending(board_after("k7/2Q5/1Q6/8/8/8/4K3/7R w - - 0 1", ["h1a1"])) == (1.0, "checkmate")
+    assert make_tuning_data.ending(board_after("k7/2Q5/8/1Q6/8/8/8/4K3 w - - 0 1", ["b5b6"])) == (0.5, "stalemate")
+    shuffle = ["e1f3", "e8f6", "f3e1", "f6e8"] * 2 + ["e1f3"]
+    start = KnightmateBoard().fen()
+    assert make_tuning_data.ending(board_after(start, shuffle)) is None
+    assert make_tuning_data.ending(board_after(start, [*shuffle, "e8f6"])) == (0.5, "threefold repetition")
+
+
+@pytest.mark.skipif(shutil.which(FAIRY_STOCKFISH) is None, reason="needs Fairy-Stockfish native")
+def test_a_real_game_writes_legal_positions_with_the_referees_check_flag() -> None:
+    """One game at a few hundred nodes a move: every position is a valid Knightmate FEN, the check flag
+    agrees with pyffish, and the plies follow one another."""
+    engine = UciPlayer("fairy-stockfish", [FAIRY_STOCKFISH], {})
+    engine.start()
+    settings = make_tuning_data.Settings(nodes=300, random_plies=2, win_cp=1000, win_plies=6, draw_after=100,
+                                         draw_plies=20, max_plies=160)
+    try:
+        result, reason, samples = make_tuning_data.play_game(
+            engine, parse_opening("e2e4 e7e5", 1), settings, random.Random(3))
+    finally:
+        engine.close()
+    assert result in (0.0, 0.5, 1.0) and reason
+    assert len(samples) > 4
+    for sample in samples:
+        assert sf.validate_fen(sample.fen, VARIANT) == 1, sample.fen
+        assert sample.in_check == bool(sf.gives_check(VARIANT, sample.fen, [])), sample.fen
+        assert sample.ply >= 2
+    # Each sample is the position the next one was played from: plies count up by one.
+    assert [s.ply for s in samples] == list(range(samples[0].ply, samples[0].ply + len(samples)))
