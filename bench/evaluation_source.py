@@ -14,9 +14,12 @@ from pathlib import Path
 
 import evaluation_features as model
 
+import bot.engine
 from bot.engine import evaluation
 
-PATH = Path(evaluation.__file__)
+#: The evaluation's source. Not ``evaluation.__file__``: in the compiled build that names the
+#: extension module, not the source the numbers are written into.
+PATH = Path(bot.engine.__file__).with_name("evaluation.py")
 
 
 def with_values(source: str, values: Sequence[int]) -> str:

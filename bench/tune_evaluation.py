@@ -67,9 +67,9 @@ def load(paths: Sequence[Path], min_ply: int) -> DataSet:
     """:func:`read`, through a cache next to the first data file: computing the features takes about
     2 ms a position, and the cache key covers everything they depend on (the data files, the
     model's and the evaluation's source)."""
-    key = [min_ply, model.__file__, evaluation.__file__]
+    key = [min_ply, model.__file__, str(evaluation_source.PATH)]
     key += [(str(path), path.stat().st_size, path.stat().st_mtime_ns) for path in paths]
-    sources = Path(model.__file__).read_bytes() + Path(evaluation.__file__).read_bytes()
+    sources = Path(model.__file__).read_bytes() + evaluation_source.PATH.read_bytes()
     digest = f"{zlib.crc32(repr(key).encode() + sources):08x}"
     cache = paths[0].parent / f".features-{digest}.npz"
     if cache.exists():
