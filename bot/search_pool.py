@@ -32,6 +32,7 @@ import os
 import pickle
 import queue
 import signal
+import sys
 import threading
 import time
 from collections import OrderedDict, deque
@@ -105,6 +106,9 @@ class _Done:
 
 # -- the worker process -------------------------------------------------------------------------
 
+#: How soon, in seconds, a worker's listener thread gets the GIL from a running search.
+LISTENER_SWITCH_INTERVAL_S = 0.0005
+
 _engine: Engine | None = None
 _boards: dict[tuple[str | None, tuple[str, ...]], KnightmateBoard] = {}
 
@@ -124,6 +128,10 @@ def _worker_main(connection: Connection, hash_mb: int, book_file: str | None, jo
     # Ctrl-C reaches the whole process group; only the bot's main process decides what it means.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="parent-watch", daemon=True).start()
+    # The search holds the GIL; the listener waits for it to act on a stop or a ponder hit. At the
+    # default 5 ms switch interval that wait cost a ponder miss about 10 ms of the opponent's
+    # move-to-reply time (bench/latency.py); the listener rarely runs, so a short interval is free.
+    sys.setswitchinterval(LISTENER_SWITCH_INTERVAL_S)
     _engine = Engine(hash_mb=hash_mb, book=_open_book(book_file))
     searches: queue.Queue[_Search] = queue.Queue()
     controls: dict[int, _Control] = {}
