@@ -274,7 +274,8 @@ class UciGameEngine:
 
     def ponder(self, initial_fen: str | None, moves: tuple[str, ...]) -> None:
         """Nothing to do: with ``engine.ponder`` on, chess.engine already has the engine pondering on
-        its expected reply since its last ``bestmove``, and turns that into ``ponderhit`` or ``stop``."""
+        its expected reply since its last ``bestmove``. The ``isready`` check before the next move
+        ends that search with ``stop`` (never ``ponderhit``), so the engine keeps what its hash learned."""
 
     def stop_ponder(self) -> None:
         """Nothing to do: the next search, or :meth:`close`, ends the engine's pondering."""
