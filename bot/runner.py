@@ -240,8 +240,8 @@ class Runner:
         (the server started a game the bot did not accept) waits in a queue, and starts when a game
         ends; a game resumed from the state file always starts (it was ours before the restart)."""
         with self._lock:
-            if game_id in self._players or not self.accepting:
-                return
+            if game_id in self._players or game_id in self._done or not self.accepting:
+                return  # played already, or over: a late gameStart must not open it again
             # Lichess game ids equal challenge ids; otherwise the oldest pending accept is this game.
             if self._pending.pop(game_id, None) is None and self._pending:
                 self._pending.pop(min(self._pending, key=self._pending.__getitem__))
@@ -252,8 +252,9 @@ class Runner:
             player = GamePlayer(game_id, client=self.client, searcher=engine, settings=self.settings,
                                 username=self.username, on_done=self._on_done, share=self.clock_share)
             self._players[game_id] = player
-        self.state.add(game_id)
-        player.start()
+            # Started before the lock goes: shutdown joins every player it can see.
+            self.state.add(game_id)
+            player.start()
 
     def _queue(self, game_id: str) -> None:
         """Called with the lock held."""

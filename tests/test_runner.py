@@ -222,6 +222,20 @@ def test_a_game_started_beyond_concurrency_waits_and_is_played_when_a_game_ends(
     stop(runner, client, thread)
 
 
+def test_a_late_game_start_for_a_game_already_over_does_not_open_it_again(tmp_path: Path) -> None:
+    runner, client, thread = make_runner(tmp_path)
+    client.game("g1").put(full_as_black("g1"))
+    client.events_queue.put(GameStarted("g1"))
+    assert client.wait_for(lambda: "g1" in client.streams_opened)
+    client.game("g1").put(GameEnded())
+    runner.wait_game_done("g1", timeout=10)
+    client.events_queue.put(GameStarted("g1"))              # e.g. the event stream reopened
+    client.events_queue.put(ChallengeReceived(CHALLENGE))   # handled after that gameStart
+    assert client.wait_for(lambda: client.answers)
+    assert runner._players == {} and client.streams_opened == ["g1"]
+    stop(runner, client, thread)
+
+
 def test_names_from_the_server_are_logged_with_control_characters_escaped(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="bot")
