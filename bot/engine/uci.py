@@ -194,10 +194,7 @@ class UciSession:
             raise UciError(f"expected 'startpos' or 'fen <fen>', got {' '.join(setup)!r}")
         for text in moves:
             try:
-                move = board.parse_uci(text)
-                if not move:
-                    raise chess.IllegalMoveError("a null move is not a move")
-                board.push(move)
+                board.push(board.parse_game_move(text))
             except ValueError as error:
                 raise UciError(f"position ignored, move {text!r} after {board.fen()!r}: {error}") from None
         self.board = board
