@@ -1,8 +1,8 @@
 """Where a move comes from: the built-in engine in worker processes, or any UCI engine an operator names.
 
 The runner opens one :class:`GameEngine` per game from an :class:`Engines` and closes it when the
-game is over; the player only calls :meth:`GameEngine.submit`. :func:`open_engines` picks the kind
-from ``engine.command``:
+game is over; the player asks it for moves and to ponder (:meth:`GameEngine.submit`,
+:meth:`GameEngine.ponder`). :func:`open_engines` picks the kind from ``engine.command``:
 
 * :class:`BuiltinEngines`: every game's searches go to the shared
   :class:`~bot.search_pool.SearchPool`, so opening and closing a game costs nothing.
