@@ -330,7 +330,7 @@ class _Search:
         if in_check:
             depth += 1
         if depth <= 0 or ply >= MAX_PLY:
-            return self._quiescence(alpha, beta, ply)
+            return self._quiescence_node(alpha, beta, ply, in_check)  # this node, already counted
 
         key = self.keys[-1]
         entry = self.tt.get(key)
@@ -415,11 +415,15 @@ class _Search:
         return best_score
 
     def _quiescence(self, alpha: int, beta: int, ply: int) -> int:
-        position = self.position
         self.nodes += 1
         if self.nodes >= self.next_check:
             self._checkpoint()
-        in_check = position.in_check()
+        return self._quiescence_node(alpha, beta, ply, self.position.in_check())
+
+    def _quiescence_node(self, alpha: int, beta: int, ply: int, in_check: bool) -> int:
+        """Quiescence search of a node already counted (by :meth:`_quiescence`, or by
+        :meth:`_search` at its horizon, which also knows whether the side to move is in check)."""
+        position = self.position
         moves: list[tuple[int, Move]]
         if in_check:
             if ply >= MAX_PLY:
