@@ -2,10 +2,10 @@
 
 berserk does the plain calls (account, upgrade, accept, move, abort, resign) through a
 :class:`TimeoutSession`, a berserk ``TokenSession`` that never waits forever. requests fills
-berserk's gaps: form bodies for decline and chat (pychess ignores JSON bodies), the pychess
-capability header, ``offeringDraw``, ``claim-victory``, and the streams themselves, which the bot
-reads as raw lines (berserk drops the keep-alives the heartbeat needs and gives up on the first
-malformed line).
+berserk's gaps: form bodies for decline and chat (pychess ignores JSON bodies), the dialect's
+headers (:attr:`bot.dialect.Dialect.headers`), ``offeringDraw``, ``claim-victory``, and the
+streams themselves, which the bot reads as raw lines (berserk drops the keep-alives the heartbeat
+needs and gives up on the first malformed line).
 
 What this module guarantees to its callers:
 
@@ -29,7 +29,6 @@ It never logs, prints or raises the token, and it never looks at a board.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import random
@@ -48,14 +47,12 @@ from berserk.exceptions import ApiError, ResponseError
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from bot.config import Secret, ServerSettings
+from bot.dialect import Dialect
 from bot.events import EventStreamEvent, GameStreamEvent, ReportedResult
 from bot.round_socket import RoundSocketError, read_reported_result, round_socket_url
-from bot.wire import PYCHESS, MalformedLine, is_plain_id, parse_event_line, parse_game_line
+from bot.wire import MalformedLine, is_plain_id, parse_event_line, parse_game_line
 
 log = logging.getLogger(__name__)
-
-#: Header pychess.org requires on the event stream; without it the stream answers 400.
-PYCHESS_CAPABILITIES = {"X-PyChess-Bot-Capabilities": json.dumps({"version": 1, "variants": ["knightmate"]})}
 
 #: Backoff between attempts to post a move after a 5xx or a failed connection.
 MOVE_RETRY_INITIAL_S = 0.25
@@ -287,8 +284,8 @@ class Client:
         self.give_up_after_s = give_up_after_s
         self.dialect = settings.resolved_dialect
         self.base_url = settings.url.rstrip("/")
-        headers = PYCHESS_CAPABILITIES if self.dialect == PYCHESS else {}
-        self.session = TimeoutSession(token, (settings.connect_timeout_s, settings.read_timeout_s), headers)
+        self.session = TimeoutSession(token, (settings.connect_timeout_s, settings.read_timeout_s),
+                                      dict(self.dialect.headers))
         self.api = berserk.Client(self.session, base_url=self.base_url)
         self.rate_limits = RateLimits()
         self.stop = threading.Event()
@@ -368,7 +365,7 @@ class Client:
 
         :raises ClientError: the dialect has no such socket, or it gave no answer; the message says why.
         """
-        if self.dialect != PYCHESS:
+        if not self.dialect.round_socket:
             raise ClientError(f"the {self.dialect} dialect has no round socket to ask")
         open_timeout_s = min(self.settings.connect_timeout_s, RESULT_LOOKUP_TIMEOUT_S)
         read_timeout_s = min(self.settings.read_timeout_s, RESULT_LOOKUP_TIMEOUT_S)
@@ -597,7 +594,7 @@ class Client:
             stream.interrupt()
 
 
-def _parsed(parse: Callable[[str, bytes], E], dialect: str, line: bytes | None, label: str) -> E | None:
+def _parsed(parse: Callable[[Dialect, bytes], E], dialect: Dialect, line: bytes | None, label: str) -> E | None:
     """One line parsed, or ``None`` (and a log line) when it is malformed: never the end of a stream."""
     if line is None:
         log.warning("%s: skipped malformed line: longer than %d bytes", label, MAX_LINE_BYTES)
