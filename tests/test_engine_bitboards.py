@@ -14,7 +14,8 @@ def sample_bitboards() -> list[int]:
     """Every single square, the edges of the signed range, and sparse and dense random sets."""
     rng = random.Random(7)
     bitboards = [1 << square for square in chess.SQUARES]
-    bitboards += [chess.BB_ALL, chess.BB_ALL ^ chess.BB_H8, chess.BB_G8 | chess.BB_H8, chess.BB_G8, chess.BB_A1 | chess.BB_H8]
+    bitboards += [chess.BB_ALL, chess.BB_ALL ^ chess.BB_H8, chess.BB_G8 | chess.BB_H8, chess.BB_G8,
+                  chess.BB_A1 | chess.BB_H8]
     for _ in range(5000):
         bitboards.append(rng.getrandbits(64) & rng.getrandbits(64) & rng.getrandbits(64))
         bitboards.append(rng.getrandbits(64))
