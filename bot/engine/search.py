@@ -7,8 +7,7 @@ pseudo-legally and checked for legality only when they are searched (a pushed mo
 the own royal knight attacked is taken back).
 
 Search features: transposition table, quiescence search on captures (all evasions when in check;
-captures of defended victims by bigger pieces left out; at its first ply also the quiet moves
-that give check, since mates come early in Knightmate), move ordering in stages (hash move tried
+captures of defended victims by bigger pieces left out), move ordering in stages (hash move tried
 before any generation, captures by victim then attacker, two killers per ply, quiet moves by
 history, captures that give material away last), check extension, null-move pruning (only with
 pieces besides pawns, against zugzwang), late-move reductions, reverse futility, futility and
@@ -39,7 +38,7 @@ from bot.engine import evaluation
 from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, Ponder, budget
 from bot.engine.constants import BB_SQUARES, popcount
-from bot.engine.moves import captures, quiet_checks
+from bot.engine.moves import captures
 from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
 from bot.engine.result import SearchResult as SearchResult  # re-exported: callers import it from here
 from variant import KnightmateBoard, insufficient_material
@@ -331,7 +330,7 @@ class _Search:
         if in_check:
             depth += 1
         if depth <= 0 or ply >= MAX_PLY:
-            return self._quiescence_node(alpha, beta, ply, in_check, True)  # this node, already counted
+            return self._quiescence_node(alpha, beta, ply, in_check)  # this node, already counted
 
         key = self.keys[-1]
         entry = self.tt.get(key)
@@ -419,12 +418,11 @@ class _Search:
         self.nodes += 1
         if self.nodes >= self.next_check:
             self._checkpoint()
-        return self._quiescence_node(alpha, beta, ply, self.position.in_check(), False)
+        return self._quiescence_node(alpha, beta, ply, self.position.in_check())
 
-    def _quiescence_node(self, alpha: int, beta: int, ply: int, in_check: bool, first: bool) -> int:
+    def _quiescence_node(self, alpha: int, beta: int, ply: int, in_check: bool) -> int:
         """Quiescence search of a node already counted (by :meth:`_quiescence`, or by
-        :meth:`_search` at its horizon, which also knows whether the side to move is in check).
-        At the *first* quiescence ply the quiet checks are tried after the captures."""
+        :meth:`_search` at its horizon, which also knows whether the side to move is in check)."""
         position = self.position
         moves: list[tuple[int, Move]]
         if in_check:
@@ -442,8 +440,6 @@ class _Search:
             best = stand_pat
             # Delta pruning: captures that cannot lift the score to alpha are not generated.
             moves = captures(position, alpha - stand_pat - DELTA_MARGIN + 1, skip_losing=True)
-            if first:
-                moves += [(0, move) for move in quiet_checks(position)]
         pin_squares = position.pin_squares(in_check)
         for _, move in moves:
             self._push(move)
