@@ -64,10 +64,6 @@ PONDER_HIT_HARD_FACTOR: Final = 2.0
 #: ints (72, plus 28 for each int too big to be shared) and the dict slot (about 40). tracemalloc
 #: after a depth-7 search measured 268 per entry with the pawn cache's share included.
 TT_ENTRY_BYTES: Final = 200
-#: Null-move pruning reduces by one ply more per this many centipawns of static eval above
-#: beta, up to this many plies more.
-NULL_MOVE_EXTRA_PER_CP: Final = 200
-NULL_MOVE_MAX_EXTRA: Final = 3
 #: Below this depth remaining, positions whose static eval beats beta by a margin are cut.
 REVERSE_FUTILITY_DEPTH: Final = 3
 REVERSE_FUTILITY_MARGIN: Final = 120  # centipawns per ply of depth
@@ -353,9 +349,7 @@ class _Search:
                     and abs(beta) < MATE_BOUND:
                 return static
             if null_allowed and depth >= 3 and static >= beta and position.has_non_pawn_material(position.turn):
-                # The further the static eval stands above beta, the less the null move's search
-                # needs to see to confirm the cutoff.
-                reduction = 3 + depth // 6 + min(NULL_MOVE_MAX_EXTRA, (static - beta) // NULL_MOVE_EXTRA_PER_CP)
+                reduction = 3 + depth // 6
                 self._push_null()
                 try:
                     score = -self._search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False)
