@@ -64,8 +64,8 @@ PONDER_HIT_HARD_FACTOR: Final = 2.0
 #: ints (72, plus 28 for each int too big to be shared) and the dict slot (about 40). tracemalloc
 #: after a depth-7 search measured 268 per entry with the pawn cache's share included.
 TT_ENTRY_BYTES: Final = 200
-#: Up to this depth remaining, positions whose static eval beats beta by a margin are cut.
-REVERSE_FUTILITY_DEPTH: Final = 6
+#: Below this depth remaining, positions whose static eval beats beta by a margin are cut.
+REVERSE_FUTILITY_DEPTH: Final = 3
 REVERSE_FUTILITY_MARGIN: Final = 120  # centipawns per ply of depth
 #: Futility pruning margins by remaining depth (index 0 unused): a quiet move is expected to
 #: gain less than this. Two commoner steps of positional gain at depth 1, more at depth 2.
