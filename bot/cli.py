@@ -76,6 +76,19 @@ def _sandbox(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
 
+def _play(args: argparse.Namespace) -> int:
+    """Plays the bot on a local web page until Ctrl-C."""
+    from bot import commands
+    from bot.play import PlayError, play
+
+    try:
+        return play(config_path=args.config, dialect=args.dialect, host=args.host, port=args.port,
+                    open_browser=args.open, out=sys.stdout)
+    except (commands.ConfigError, commands.StartupError, PlayError, OSError) as error:
+        print(f"knightmate-bot play: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
 def _command_line(text: str) -> tuple[str, ...]:
     """``--engine CMD`` read as ``engine.command`` reads it."""
     from bot.config import ConfigError, parse_settings
@@ -143,6 +156,16 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument("--limit", type=int, default=180, help="challenge clock limit, seconds (default: 180)")
     sandbox.add_argument("--increment", type=int, default=2, help="challenge increment, seconds (default: 2)")
     sandbox.set_defaults(handler=_sandbox)
+
+    play = commands.add_parser("play", help="play the bot, with its config, on a local web page")
+    play.add_argument("--config", metavar="PATH", help="the bot's config file (default: ./config.yml if present)")
+    play.add_argument("--dialect", choices=("lichess", "pychess"), default="lichess",
+                      help="which server dialect the bot and the sandbox speak (default: lichess)")
+    play.add_argument("--host", default="127.0.0.1",
+                      help="address the page listens on (default: 127.0.0.1; another one prints a warning)")
+    play.add_argument("--port", type=int, default=8000, help="the page's port (default: 8000; 0 = any free port)")
+    play.add_argument("--open", action="store_true", help="open the page in the default browser")
+    play.set_defaults(handler=_play)
 
     return parser
 

@@ -14,10 +14,11 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from bot.client import Client, ClientError
-from bot.config import ConfigError, Settings, load_settings, load_token, log_level
+from bot.config import ConfigError, Secret, Settings, load_settings, load_token, log_level
 from bot.engines import open_engines
 from bot.runner import Runner, StartupError
 from bot.storage import age_s
@@ -52,15 +53,25 @@ def run(config_path: str | None) -> int:
     settings = load(config_path)
     token = load_token(settings.server)
     setup_logging(settings)
-    client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
-    workers = search_workers(settings)
     stop = threading.Event()
     for signal_number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signal_number, lambda number, frame: stop.set())
+    return play_on_server(settings, token, stop)
+
+
+def play_on_server(settings: Settings, token: Secret, stop: threading.Event,
+                   started: Callable[[Runner], None] | None = None) -> int:
+    """The bot on ``settings.server`` until ``stop`` is set: what ``run`` does online and ``play``
+    does against its local sandbox (which is handed the runner, through *started*, to read results)."""
+    client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
+    workers = search_workers(settings)
     try:
         # An external engine is started and checked here, before any challenge can be accepted.
         with open_engines(settings.engine, workers) as engines:
-            return Runner(settings, client, engines, workers).run(stop)
+            runner = Runner(settings, client, engines, workers)
+            if started is not None:
+                started(runner)
+            return runner.run(stop)
     finally:
         client.close()
 

@@ -87,7 +87,7 @@ ROUTES = _routes()
 ROUND_SOCKET = re.compile(r"/wsr/(?P<game>[A-Za-z0-9]+)/?")
 
 
-class SandboxServer(ThreadingHTTPServer):
+class ClosingServer(ThreadingHTTPServer):
     """A threading HTTP server that can close every connection at once, so that stop() never waits
     on a client's idle keep-alive connection."""
 
@@ -96,12 +96,12 @@ class SandboxServer(ThreadingHTTPServer):
     #: Room for a burst of connections (many bots or games connecting at once).
     request_queue_size = 64
 
-    def __init__(self, address: tuple[str, int], world: World, faults: Faults) -> None:
-        self.world = world
-        self.faults = faults
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
         self._connections: set[socket.socket] = set()
         self._connections_lock = threading.Lock()
-        super().__init__(address, SandboxHandler)
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, handler)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         with self._connections_lock:
@@ -120,6 +120,15 @@ class SandboxServer(ThreadingHTTPServer):
                 connection.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+
+
+class SandboxServer(ClosingServer):
+    """The Bot API server: its world and faults, for the handler."""
+
+    def __init__(self, address: tuple[str, int], world: World, faults: Faults) -> None:
+        self.world = world
+        self.faults = faults
+        super().__init__(address, SandboxHandler)
 
 
 class SandboxHandler(BaseHTTPRequestHandler):
