@@ -12,11 +12,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import browser_page
 import pytest
+from browser_page import Page
 from selenium.webdriver.remote.webdriver import WebDriver
-
-import browser
-from browser import Page
 
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 
@@ -58,18 +57,18 @@ def pgn_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def url(tmp_path_factory: pytest.TempPathFactory, pgn_dir: Path) -> Iterator[str]:
     config = tmp_path_factory.mktemp("config") / "config.yml"
     config.write_text(CONFIG.format(pgn_dir=pgn_dir), encoding="utf-8")
-    with browser.play_server(config) as page_url:
+    with browser_page.play_server(config) as page_url:
         yield page_url
 
 
 @pytest.fixture(scope="module")
 def driver(downloads: Path) -> Iterator[WebDriver]:
-    problem = browser.missing()
+    problem = browser_page.missing()
     if problem is not None:
         if os.environ.get("KNIGHTMATE_REQUIRE_BROWSER") == "1":
             pytest.fail(f"the browser tests must run here: {problem}")
         pytest.skip(f"no browser for the page tests: {problem}")
-    with browser.chromium(downloads) as chrome:
+    with browser_page.chromium(downloads) as chrome:
         yield chrome
 
 
@@ -164,14 +163,14 @@ def test_a_reload_mid_game_resumes_with_moves_and_clocks(page: Page) -> None:
     page.wait_your_move()
     page.screenshot(SCREENSHOTS, "game-in-progress")
     before = page.sans()
-    clocks = {side: int(str(page.find(f"#{side}-player .clock").get_attribute("data-ms"))) for side in ("top", "bottom")}
+    clocks = page.clocks_ms()
     reloaded_at = time.monotonic()
     page.driver.refresh()
     page.wait.until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
     page.wait_plies(len(before))
     assert page.game_id() == game_id and page.sans() == before
     elapsed_ms = (time.monotonic() - reloaded_at) * 1000
-    after = {side: int(str(page.find(f"#{side}-player .clock").get_attribute("data-ms"))) for side in ("top", "bottom")}
+    after = page.clocks_ms()
     assert abs(after["top"] - clocks["top"]) <= 150  # the bot's clock is stopped: unchanged
     # Ours runs: it went down by about the time the reload took, and not more.
     assert clocks["bottom"] - elapsed_ms - 300 <= after["bottom"] <= clocks["bottom"] + 150

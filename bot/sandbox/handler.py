@@ -104,6 +104,8 @@ class ClosingServer(ThreadingHTTPServer):
         super().__init__(address, handler)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
+        # Small writes (headers, then a body or a line) must not wait for delayed ACKs.
+        request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with self._connections_lock:
             self._connections.add(request)
         try:
@@ -137,11 +139,6 @@ class SandboxHandler(BaseHTTPRequestHandler):
     server: SandboxServer
     #: Seconds an idle keep-alive connection (or a stalled write) may last.
     timeout = 120
-
-    def setup(self) -> None:
-        super().setup()
-        # Small writes (headers, then a body or a line) must not wait for delayed ACKs.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def do_GET(self) -> None:  # noqa: N802 (the stdlib's naming)
         round_socket = ROUND_SOCKET.fullmatch(urllib.parse.urlsplit(self.path).path)

@@ -59,6 +59,7 @@ class HumanSeat:
         self.bot = bot
         self.opponent = opponent
         self._plies: dict[str, list[JsonObject]] = {}
+        self._legal: dict[str, tuple[int, list[JsonObject]]] = {}
 
     # Reads.
 
@@ -95,7 +96,7 @@ class HumanSeat:
                 "fen": board.fen(),
                 "turn": color_name(board.turn),
                 "check": _check_square(board),
-                "legalMoves": _legal_moves(board) if you == board.turn and not game.over else [],
+                "legalMoves": self._legal_moves_of(game) if you == board.turn and not game.over else [],
                 "wtime": game.remaining_ms(chess.WHITE, now), "btime": game.remaining_ms(chess.BLACK, now),
                 "winc": game.increment_ms, "binc": game.increment_ms,
                 "clockRunning": game.clock_running,
@@ -212,6 +213,15 @@ class HumanSeat:
                 board.push(move)
                 plies.append({"uci": uci, "san": san, "fen": board.fen(), "check": _check_square(board)})
         return list(plies)
+
+    def _legal_moves_of(self, game: Game) -> list[JsonObject]:
+        """The legal moves of the game's position, worked out once per position (every open page
+        of the game asks for them)."""
+        plies, moves = self._legal.get(game.id, (-1, []))
+        if plies != len(game.moves):
+            moves = _legal_moves(game.board)
+            self._legal[game.id] = (len(game.moves), moves)
+        return moves
 
 
 def _answer(challenge: Challenge, answered: bool) -> JsonObject:

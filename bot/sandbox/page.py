@@ -74,24 +74,27 @@ class PageServer(ClosingServer):
         return f"http://{shown}:{self.port}"
 
     def host_allowed(self, header: str | None) -> bool:
-        """Whether a request's ``Host`` names the address served (see the module docstring)."""
-        if not header:
-            return False
-        split = urllib.parse.urlsplit(f"//{header}")
-        try:
-            hostname, port = split.hostname, split.port
-        except ValueError:
-            return False
-        if hostname is None or (port or 80) != self.port:
-            return False
-        bound = str(self.server_address[0])
-        if hostname == "localhost":
-            return _is_wildcard(bound) or ipaddress.ip_address(bound).is_loopback
-        try:
-            address = ipaddress.ip_address(hostname)
-        except ValueError:
-            return False  # a DNS name: what a rebinding attack sends
-        return _is_wildcard(bound) or address == ipaddress.ip_address(bound)
+        return host_allowed(header, str(self.server_address[0]), self.port)
+
+
+def host_allowed(header: str | None, bound: str, port: int) -> bool:
+    """Whether a request's ``Host`` names the address *bound*:*port* (see the module docstring)."""
+    if not header:
+        return False
+    split = urllib.parse.urlsplit(f"//{header}")
+    try:
+        hostname, asked_port = split.hostname, split.port
+    except ValueError:
+        return False
+    if hostname is None or (asked_port or 80) != port:
+        return False
+    if hostname == "localhost":
+        return _is_wildcard(bound) or ipaddress.ip_address(bound).is_loopback
+    try:
+        address = ipaddress.ip_address(hostname)
+    except ValueError:
+        return False  # a DNS name: what a rebinding attack sends
+    return _is_wildcard(bound) or address == ipaddress.ip_address(bound)
 
 
 def _is_wildcard(host: str) -> bool:

@@ -8,6 +8,7 @@
   const FILES = "abcdefgh";
   const PIECE_NAMES = { k: "royal knight", m: "commoner", q: "queen", r: "rook", b: "bishop", p: "pawn" };
   const PROMOTION_ORDER = ["m", "q", "r", "b"];
+  const PIECE_INSET = 4; // a piece's margin in its square (of 100), so coordinates stay readable
   const PRESETS = [[1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10]];
   const STATUS_TEXT = {
     mate: () => "Checkmate", resign: (loser) => `${loser} resigned`, stalemate: () => "Stalemate",
@@ -18,7 +19,7 @@
   const $ = (id) => document.getElementById(id);
 
   // What the tests and bench/web_latency.py read: moments measured with performance.now().
-  const metrics = { clickToShown: [], clickToConfirmed: [], botMoveToShown: [], boardReadyMs: null };
+  const metrics = { clickToShown: [], clickToConfirmed: [], botMoveToShown: [], boardReadyMs: null, gameShownMs: null };
   window.kmMetrics = metrics;
 
   const view = {
@@ -142,10 +143,10 @@
       const fileSquare = orientation() === "white" ? FILES[i] + "1" : FILES[7 - i] + "8";
       const rankSquare = orientation() === "white" ? "a" + (8 - i) : "h" + (i + 1);
       const onLight = (sq) => (FILES.indexOf(sq[0]) + Number(sq[1])) % 2 === 0;
-      const fileText = element("text", { x: i * 100 + 93, y: 793, "text-anchor": "end",
+      const fileText = element("text", { x: i * 100 + 96, y: 796, "text-anchor": "end",
         class: `coord ${onLight(fileSquare) ? "on-light" : "on-dark"}` }, labels);
       fileText.textContent = fileSquare[0];
-      const rankText = element("text", { x: 5, y: i * 100 + 21,
+      const rankText = element("text", { x: 3, y: i * 100 + 16,
         class: `coord ${onLight(rankSquare) ? "on-light" : "on-dark"}` }, labels);
       rankText.textContent = rankSquare[1];
     }
@@ -183,7 +184,8 @@
     const placed = parseFen(position.fen);
     for (const [square, piece] of Object.entries(placed)) {
       const [x, y] = squareXY(square);
-      const use = element("use", { href: `#piece-${piece.type}`, x, y, width: 100, height: 100,
+      const use = element("use", { href: `#piece-${piece.type}`, x: x + PIECE_INSET, y: y + PIECE_INSET,
+        width: 100 - 2 * PIECE_INSET, height: 100 - 2 * PIECE_INSET,
         class: `piece ${piece.color}`, "data-square": square, "data-piece": piece.color[0] + piece.type }, pieces);
       const title = element("title", {}, use);
       title.textContent = `${piece.color} ${PIECE_NAMES[piece.type]}`;
@@ -240,8 +242,8 @@
     const piece = pieceElement(drag.from);
     if (!piece) return;
     const box = $("board").getBoundingClientRect();
-    const x = ((event.clientX - box.left) / box.width) * 800 - 50;
-    const y = ((event.clientY - box.top) / box.height) * 800 - 50;
+    const x = ((event.clientX - box.left) / box.width) * 800 - 50 + PIECE_INSET;
+    const y = ((event.clientY - box.top) / box.height) * 800 - 50 + PIECE_INSET;
     piece.setAttribute("x", x);
     piece.setAttribute("y", y);
     piece.classList.add("dragging");
@@ -348,8 +350,8 @@
     }
     if (view.selected && !movesFrom(view.selected).length) view.selected = null;
     render();
-    if (metrics.boardReadyMs === null) {
-      requestAnimationFrame(() => { metrics.boardReadyMs = performance.now(); });
+    if (metrics.gameShownMs === null) {
+      requestAnimationFrame(() => { metrics.gameShownMs = performance.now(); });
     }
     if (state.status !== "started" && $("pgn-panel").open) loadPgn();
   }
@@ -470,7 +472,7 @@
       const result = state.winner === "white" ? "1-0" : state.winner === "black" ? "0-1" : (
         ["aborted", "noStart"].includes(state.status) ? "*" : "\u00BD-\u00BD");
       const reason = (STATUS_TEXT[state.status] || (() => state.status))(loser);
-      const who = state.winner ? ` \u00B7 ${playerName(state.winner)} wins` : "";
+      const who = !state.winner ? "" : state.winner === state.you ? " \u00B7 You win" : ` \u00B7 ${playerName(state.winner)} wins`;
       status.textContent = `${result} \u00B7 ${reason}${who}`;
       status.dataset.result = result;
     } else {
@@ -491,7 +493,7 @@
     lines.textContent = "";
     for (const line of chat) {
       const item = document.createElement("li");
-      item.className = line.room;
+      item.className = `room-${line.room}`;
       item.appendChild(Object.assign(document.createElement("span"), { className: "who", textContent: line.username }));
       item.appendChild(document.createTextNode(line.text));
       lines.appendChild(item);
@@ -617,7 +619,7 @@
       button.className = game.id === view.gameId ? "current" : "";
       const state = game.over ? game.status : "live";
       button.innerHTML = "";
-      button.append(`${game.white} \u2013 ${game.black} \u00B7 ${game.clock} \u00B7 ${game.plies} plies \u00B7 `);
+      button.append(`${game.white} \u2013 ${game.black} \u00B7 ${game.clock} \u00B7 ${game.plies} ${game.plies === 1 ? "ply" : "plies"} \u00B7 `);
       button.appendChild(Object.assign(document.createElement("span"), { className: game.over ? "" : "live", textContent: state }));
       button.addEventListener("click", () => { location.hash = `#game/${game.id}`; });
       item.appendChild(button);
@@ -730,6 +732,7 @@
     }
     for (const node of document.querySelectorAll("#bot-name, .bot-name")) node.textContent = view.account.bot;
     renderBoard();
+    requestAnimationFrame(() => { metrics.boardReadyMs = performance.now(); });
     if (!view.account.opponent) $("exhibition").hidden = true;
     const events = new AbortController();
     follow("/api/stream/event", (line) => { if (line.type === "games") renderGames(line.games); }, events.signal);

@@ -1,5 +1,5 @@
-"""Headless Chromium for the tests and the benchmark of ``knightmate-bot play``'s page, and the
-page's moves as a person makes them (clicks and drags on its squares).
+"""Headless Chromium for ``knightmate-bot play``'s page, and the page driven as a person drives it
+(clicks and drags on its squares): for its browser tests and for bench/web_latency.py.
 
 Debian's ``chromium`` and ``chromium-driver``: the flags below keep it from reaching for the
 network (which this closed machine would make it wait on), each driver gets a fresh profile, and
@@ -150,6 +150,11 @@ class Page:
 
     def sans(self) -> list[str]:
         return list(self.read('return [...document.querySelectorAll("#moves .ply[data-ply]")].map(c => c.textContent)'))
+
+    def clocks_ms(self) -> dict[str, int]:
+        """The clocks as the page shows them now, by where they are ("top", "bottom")."""
+        return {side: int(self.read(f'return document.querySelector("#{side}-player .clock").dataset.ms'))
+                for side in ("top", "bottom")}
 
     def square(self, name: str) -> WebElement:
         return self.find(f'#board rect.sq[data-square="{name}"]')
