@@ -34,6 +34,7 @@ from browser_page import Page
 CONFIG = """\
 engine:
   max_move_time_ms: {move_time_ms}
+  move_overhead_ms: 20
   ponder: false
   workers: 1
 game:

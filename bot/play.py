@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
-import logging
 import secrets
 import signal
 import tempfile
@@ -27,8 +26,6 @@ from bot.config import Secret, Settings
 from bot.runner import Runner
 from bot.sandbox import Sandbox
 from bot.sandbox.page import PageServer
-
-logger = logging.getLogger(__name__)
 
 BOT = "knightmate-bot"
 PERSON = "you"

@@ -15,6 +15,7 @@ from pathlib import Path
 import browser_page
 import pytest
 from browser_page import Page
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 
 SCREENSHOTS = Path(__file__).parent / "screenshots"
@@ -32,6 +33,7 @@ challenge:
   min_base: 120
 engine:
   max_move_time_ms: 150
+  move_overhead_ms: 50
   ponder: false
   workers: 1
   hash_mb: 8
@@ -235,3 +237,40 @@ def test_the_page_fits_a_phone(page: Page) -> None:
     assert board["width"] >= 300 and board["x"] >= 0
     page.move_by_clicks("e2", "e4")
     page.screenshot(SCREENSHOTS, "5-phone")
+
+
+def test_stepping_through_the_moves_with_keys_and_buttons_while_the_game_goes_on(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    page.wait_plies(2)
+    page.wait_your_move()
+    live = page.fen()
+    body = page.find("body")
+    body.send_keys(Keys.ARROW_LEFT)
+    page.wait.until(lambda d: page.ply() == 1)
+    assert page.read('return document.querySelector("#moves .current").dataset.ply') == "1"
+    assert page.piece_on("e4") == "wp" and page.fen() != live
+    page.click("d2")
+    assert page.targets() == set()  # no moves from a position of the past
+    page.find("#first").click()
+    page.wait.until(lambda d: page.ply() == 0 and page.piece_on("e2") == "wp")
+    page.find("#forward").click()
+    page.wait.until(lambda d: page.ply() == 1)
+    body.send_keys(Keys.END)
+    page.wait.until(lambda d: page.ply() == 2 and page.fen() == live)
+    page.move_by_clicks("d2", "d4")  # back at the present, the board plays again
+
+
+def test_watching_the_bot_play_its_sparring_partner_live(page: Page) -> None:
+    page.find("#exhibition").click()
+    page.wait.until(lambda d: page.game_id() is not None and page.ply() is not None)
+    game_id = page.game_id()
+    page.wait.until(lambda d: page.find(f'#games button[data-game="{game_id}"]'))
+    names = {page.text("#top-player .name"), page.text("#bottom-player .name")}
+    assert any("knightmate-bot" in name for name in names) and any("sparring" in name for name in names), names
+    page.wait.until(lambda d: len(page.sans()) >= 4)
+    seen = len(page.sans())
+    # It goes on move by move (or it ended meanwhile, and the page shows how).
+    page.wait.until(lambda d: len(page.sans()) > seen or page.find("#status").get_attribute("data-result"))
+    assert page.targets() == set() and "You" not in names

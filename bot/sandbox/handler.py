@@ -124,6 +124,42 @@ class ClosingServer(ThreadingHTTPServer):
                 pass
 
 
+class JsonHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1 with bounded request bodies and JSON answers: what both of the sandbox's servers speak."""
+
+    protocol_version = "HTTP/1.1"
+    #: Headers every answer carries (a call's own headers win).
+    answer_headers: dict[str, str] = {}
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the stdlib's signature)
+        logger.debug("%s " + format, self.address_string(), *args)
+
+    def _read_body(self) -> bytes | None:
+        """The request's body; None (after a 400) when its length is bad or over the limit."""
+        length_text = self.headers.get("Content-Length") or "0"
+        try:
+            length = int(length_text)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= _MAX_BODY:
+            self.close_connection = True
+            self._send_json(400, {"error": "bad Content-Length"})
+            return None
+        return self.rfile.read(length) if length else b""
+
+    def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in {**self.answer_headers, **(headers or {})}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send_json(self, status: int, obj: JsonObject) -> None:
+        self._send(status, json.dumps(obj).encode(), "application/json")
+
+
 class SandboxServer(ClosingServer):
     """The Bot API server: its world and faults, for the handler."""
 
@@ -133,8 +169,7 @@ class SandboxServer(ClosingServer):
         super().__init__(address, SandboxHandler)
 
 
-class SandboxHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class SandboxHandler(JsonHandler):
     server_version = "knightmate-sandbox"
     server: SandboxServer
     #: Seconds an idle keep-alive connection (or a stalled write) may last.
@@ -149,9 +184,6 @@ class SandboxHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         self._dispatch("POST")
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the stdlib's signature)
-        logger.debug("%s " + format, self.address_string(), *args)
 
     def _dispatch(self, method: str) -> None:
         url = urllib.parse.urlsplit(self.path)
@@ -242,30 +274,6 @@ class SandboxHandler(BaseHTTPRequestHandler):
             if opcode == websocket.PING:
                 self.wfile.write(websocket.frame(websocket.PONG, payload))
                 self.wfile.flush()
-
-    def _read_body(self) -> bytes | None:
-        length_text = self.headers.get("Content-Length") or "0"
-        try:
-            length = int(length_text)
-        except ValueError:
-            length = -1
-        if not 0 <= length <= _MAX_BODY:
-            self.close_connection = True
-            self._send_json(400, {"error": "bad Content-Length"})
-            return None
-        return self.rfile.read(length) if length else b""
-
-    def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _send_json(self, status: int, obj: JsonObject) -> None:
-        self._send(status, json.dumps(obj).encode(), "application/json")
 
     def _start_chunked(self) -> None:
         self.send_response(200)

@@ -12,7 +12,8 @@ bar); every API request needs that cookie, and every POST also the ``X-Knightmat
 page sets (another site's page cannot set it without a CORS preflight, which is never granted). A
 request whose ``Host`` is not the address served is refused (DNS rebinding): for a specific
 address, that address or ``localhost`` with the port served; for a wildcard address, any literal
-IP address or ``localhost``, never a DNS name. This module speaks HTTP only.
+IP address or ``localhost`` on any port (a container's port may be published as another), never a
+DNS name. This module speaks HTTP only.
 """
 
 from __future__ import annotations
@@ -20,28 +21,22 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
-import logging
 import re
 import urllib.parse
 from collections.abc import Callable
 from http.cookies import SimpleCookie
-from http.server import BaseHTTPRequestHandler
 from importlib import resources
-from typing import Any
 
 from bot.sandbox.dialect import JsonObject
-from bot.sandbox.handler import ClosingServer
+from bot.sandbox.handler import ClosingServer, JsonHandler
 from bot.sandbox.human import HumanSeat
 from bot.sandbox.world import ApiError
-
-logger = logging.getLogger(__name__)
 
 COOKIE = "knightmate_session"
 #: The header every state-changing request must carry (the page sets it).
 CSRF_HEADER = "X-Knightmate-Play"
 #: Seconds between keep-alive newlines on a quiet stream.
 KEEPALIVE_S = 5.0
-_MAX_BODY = 16 * 1024
 
 STATIC_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
                 ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}
@@ -86,35 +81,42 @@ def host_allowed(header: str | None, bound: str, port: int) -> bool:
         hostname, asked_port = split.hostname, split.port
     except ValueError:
         return False
-    if hostname is None or (asked_port or 80) != port:
+    if hostname is None:
+        return False
+    if _is_wildcard(bound):
+        # Any of the machine's addresses, and any port: a container's page is published on another.
+        return hostname == "localhost" or _is_ip_address(hostname)
+    if (asked_port or 80) != port:
         return False
     if hostname == "localhost":
-        return _is_wildcard(bound) or ipaddress.ip_address(bound).is_loopback
+        return ipaddress.ip_address(bound).is_loopback
+    return _is_ip_address(hostname) and ipaddress.ip_address(hostname) == ipaddress.ip_address(bound)
+
+
+def _is_ip_address(hostname: str) -> bool:
+    """Whether *hostname* is an address, not a DNS name (which is what a rebinding attack sends)."""
     try:
-        address = ipaddress.ip_address(hostname)
+        ipaddress.ip_address(hostname)
     except ValueError:
-        return False  # a DNS name: what a rebinding attack sends
-    return _is_wildcard(bound) or address == ipaddress.ip_address(bound)
+        return False
+    return True
 
 
 def _is_wildcard(host: str) -> bool:
     return ipaddress.ip_address(host).is_unspecified
 
 
-class PageHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class PageHandler(JsonHandler):
     server_version = "knightmate-play"
     server: PageServer
     timeout = 120
+    answer_headers = {**SECURITY_HEADERS, "Cache-Control": "no-store"}
 
     def do_GET(self) -> None:  # noqa: N802 (the stdlib's naming)
         self._handle("GET")
 
     def do_POST(self) -> None:  # noqa: N802
         self._handle("POST")
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the stdlib's signature)
-        logger.debug("%s " + format, self.address_string(), *args)
 
     def _handle(self, method: str) -> None:
         if not self.server.host_allowed(self.headers.get("Host")):
@@ -265,28 +267,6 @@ class PageHandler(BaseHTTPRequestHandler):
         except OSError:
             return  # the page went away
 
-    def _read_body(self) -> bytes | None:
-        try:
-            length = int(self.headers.get("Content-Length") or "0")
-        except ValueError:
-            length = -1
-        if not 0 <= length <= _MAX_BODY:
-            self.close_connection = True
-            self._send_json(400, {"error": "bad Content-Length"})
-            return None
-        return self.rfile.read(length) if length else b""
-
-    def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in {**SECURITY_HEADERS, **(headers or {})}.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _send_json(self, status: int, obj: JsonObject) -> None:
-        self._send(status, json.dumps(obj).encode(), "application/json", {"Cache-Control": "no-store"})
 
 
 PageAction = Callable[[PageHandler, dict[str, str], dict[str, str]], None]

@@ -24,7 +24,7 @@
 
   const view = {
     account: null, gameId: null, state: null, receivedAt: 0, ply: 0, flipped: false, selected: null,
-    drag: null, pending: null, stream: null, lastChallenge: null, preset: [3, 2],
+    drag: null, pending: null, stream: null, preset: [3, 2],
   };
 
   // ---- the server -------------------------------------------------------------------------------
@@ -571,7 +571,6 @@
       const answer = await api(`/api/challenge/${view.account.bot}`, {
         "clock.limit": params.limit, "clock.increment": params.increment, color: params.color, fen: params.fen,
       });
-      view.lastChallenge = params;
       if (answer.status === "accepted" && answer.gameId) {
         message.textContent = "";
         location.hash = `#game/${answer.gameId}`;
@@ -598,7 +597,7 @@
   function rematch() {
     const state = view.state;
     const clock = state.clock ? { limit: state.clock.initial / 1000, increment: state.clock.increment / 1000 } : chosenClock();
-    const fen = view.lastChallenge ? view.lastChallenge.fen : "";
+    const fen = state.initialFen === view.account.startingFen ? "" : state.initialFen;
     $("new-game").hidden = false;
     challenge({ ...clock, color: state.you === "white" ? "black" : "white", fen });
   }
