@@ -92,7 +92,7 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
                 serving = threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.2}, name="page")
                 serving.start()
                 url = f"{page.url}/?key={key}"
-                _announce(out, url, host, dialect)
+                announce(out, url, host, dialect)
                 if page_url is not None:
                     page_url.append(url)
                 if ready is not None:
@@ -152,7 +152,8 @@ def _bot_pgn(runners: list[Runner], settings: Settings, game_id: str) -> str | N
         return None
 
 
-def _announce(out: TextIO, url: str, host: str, dialect: str) -> None:
+def announce(out: TextIO, url: str, host: str, dialect: str) -> None:
+    """Says where the page is, with a warning when it can be reached from other machines."""
     print(f"knightmate-bot play: the bot plays on a local sandbox ({dialect} dialect).", file=out)
     if not ipaddress.ip_address(host).is_loopback:
         print(f"WARNING: the page listens on {host}, not only on this machine: anyone who can reach it and "

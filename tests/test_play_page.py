@@ -6,16 +6,21 @@ test made. The browser tests (test_play_browser.py) play the real bot through th
 
 from __future__ import annotations
 
+import io
 import json
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
 
 from bot.cli import main
-from bot.play import PlayError, check_host
+from bot.play import PlayError, announce, check_host
 from bot.sandbox import Sandbox
 from bot.sandbox.page import COOKIE, CSRF_HEADER, PageServer, host_allowed
 from variant import KnightmateBoard
@@ -169,6 +174,45 @@ def test_play_binds_ip_addresses_only() -> None:
         check_host("example.com")
 
 
+def test_another_address_than_loopback_is_announced_with_a_warning() -> None:
+    out = io.StringIO()
+    announce(out, "http://127.0.0.1:8000/?key=k", "0.0.0.0", "lichess")
+    assert "WARNING: the page listens on 0.0.0.0" in out.getvalue()
+    out = io.StringIO()
+    announce(out, "http://127.0.0.1:8000/?key=k", "127.0.0.1", "lichess")
+    assert "WARNING" not in out.getvalue() and "Open http://127.0.0.1:8000/?key=k" in out.getvalue()
+
+
 def test_the_play_command_reports_a_bad_host_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--host", "example.com"]) == 2
     assert capsys.readouterr().err.strip() == "knightmate-bot play: --host must be an IP address, not 'example.com'"
+
+
+def test_the_play_command_prints_its_address_serves_the_page_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    config = tmp_path / "config.yml"
+    config.write_text(f"engine:\n  workers: 1\n  hash_mb: 8\n  ponder: false\ngame:\n  pgn_dir: {tmp_path / 'games'}\n",
+                      encoding="utf-8")
+    process = subprocess.Popen([sys.executable, "-m", "bot.cli", "play", "--config", str(config), "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tmp_path)
+    assert process.stdout is not None
+    guard = threading.Timer(60, process.kill)  # a hung command fails the test instead of hanging it
+    guard.start()
+    try:
+        lines = []
+        for line in process.stdout:  # until it says where the page is
+            lines.append(line)
+            if line.startswith("Open "):
+                break
+        guard.cancel()
+        address = lines[-1].split()[1]
+        assert address.startswith("http://127.0.0.1:") and "?key=" in address, lines
+        session = requests.Session()
+        assert session.get(address, timeout=10).status_code == 200  # the redirect to the page, with the cookie
+        assert session.get(address.split("?")[0] + "api/account", timeout=10).json()["bot"] == "knightmate-bot"
+        assert not any("WARNING" in line for line in lines)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0
+    finally:
+        guard.cancel()
+        process.kill()
+        process.stdout.close()

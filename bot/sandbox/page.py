@@ -64,7 +64,7 @@ class PageServer(ClosingServer):
     def url(self) -> str:
         host = str(self.server_address[0])
         if _is_wildcard(host):
-            host = "127.0.0.1"
+            host = "::1" if ":" in host else "127.0.0.1"
         shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{self.port}"
 
