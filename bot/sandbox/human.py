@@ -193,6 +193,7 @@ class HumanSeat:
         clock = f"{game.initial_ms / 60_000:g}+{game.increment_ms // 1000}" if game.has_clock else "unlimited"
         return {"id": game.id, "white": game.white.username, "black": game.black.username, "clock": clock,
                 "plies": len(game.moves), "status": game.status, "over": game.over,
+                "winner": color_name(game.winner) if game.winner is not None else None,
                 "you": color_name(you) if you is not None else None}
 
     def _game(self, game_id: str) -> Game:

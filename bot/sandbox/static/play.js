@@ -414,7 +414,7 @@
       const ms = clockMs(color);
       clock.textContent = formatClock(ms);
       clock.dataset.ms = String(Math.round(ms));
-      const running = view.state.status === "started" && view.state.turn === color && !view.pending;
+      const running = view.state.clockRunning && view.state.turn === color && !view.pending;
       clock.classList.toggle("running", running);
       clock.classList.toggle("low", ms < 10000);
     }
@@ -469,8 +469,7 @@
     status.classList.toggle("over", state.status !== "started");
     if (state.status !== "started") {
       const loser = state.winner ? playerName(other(state.winner)) : "";
-      const result = state.winner === "white" ? "1-0" : state.winner === "black" ? "0-1" : (
-        ["aborted", "noStart"].includes(state.status) ? "*" : "\u00BD-\u00BD");
+      const result = resultOf(state.winner, state.status);
       const reason = (STATUS_TEXT[state.status] || (() => state.status))(loser);
       const who = !state.winner ? "" : state.winner === state.you ? " \u00B7 You win" : ` \u00B7 ${playerName(state.winner)} wins`;
       status.textContent = `${result} \u00B7 ${reason}${who}`;
@@ -482,8 +481,16 @@
         : turn === state.you ? "Your move" : `${state[turn].name} is thinking\u2026`;
       if (!live()) status.textContent += ` (viewing move ${view.ply} of ${state.plies.length})`;
     }
+    const title = state.status !== "started" ? status.textContent
+      : state.you === state.turn && !view.pending ? "Your move" : `${state[state.turn].name} to move`;
+    document.title = `${title} \u00B7 Knightmate`;
     $("new-game").hidden = playing;
     $("game-panel").hidden = false;
+  }
+
+  function resultOf(winner, status) {
+    if (winner) return winner === "white" ? "1-0" : "0-1";
+    return ["aborted", "noStart"].includes(status) ? "*" : "\u00BD-\u00BD";
   }
 
   function renderChat() {
@@ -616,7 +623,7 @@
       button.type = "button";
       button.dataset.game = game.id;
       button.className = game.id === view.gameId ? "current" : "";
-      const state = game.over ? game.status : "live";
+      const state = game.over ? `${resultOf(game.winner, game.status)} ${game.status}` : "live";
       button.innerHTML = "";
       button.append(`${game.white} \u2013 ${game.black} \u00B7 ${game.clock} \u00B7 ${game.plies} ${game.plies === 1 ? "ply" : "plies"} \u00B7 `);
       button.appendChild(Object.assign(document.createElement("span"), { className: game.over ? "" : "live", textContent: state }));
