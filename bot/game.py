@@ -68,8 +68,9 @@ class Result:
 class Game:
     """A game as the bot sees it. Feed it stream events with :meth:`apply`."""
 
-    def __init__(self, game_id: str, username: str, *, site: str = "", move_overhead_ms: int = 300,
-                 max_move_time_ms: int | None = None, abort_after_s: float = 60.0) -> None:
+    def __init__(self, game_id: str, username: str, *, site: str, move_overhead_ms: int,
+                 max_move_time_ms: int | None, abort_after_s: float) -> None:
+        """The settings come from :mod:`bot.config`, the one place where they have defaults."""
         self.id = game_id
         self.username = username
         self.site = site

@@ -9,6 +9,7 @@ import chess
 import chess.pgn
 import pytest
 
+from bot.config import EngineSettings
 from bot.events import GameEnded, GameFull, GameState, OpponentGone, Player, ReportedResult
 from bot.game import Game
 
@@ -33,8 +34,12 @@ def full(moves: tuple[str, ...] = (), *, me_white: bool = True, fen: str | None 
                     state=state(moves))
 
 
-def new_game(**kwargs: object) -> Game:
-    return Game("g1", "mybot", site="http://127.0.0.1:1", abort_after_s=30.0, **kwargs)  # type: ignore[arg-type]
+def new_game(game_id: str = "g1", **overrides: object) -> Game:
+    """A game with the config's default settings, but for a 30 s abort and any *overrides*."""
+    engine = EngineSettings()
+    options: dict[str, object] = {"site": "http://127.0.0.1:1", "move_overhead_ms": engine.move_overhead_ms,
+                                  "max_move_time_ms": engine.max_move_time_ms, "abort_after_s": 30.0, **overrides}
+    return Game(game_id, "mybot", **options)  # type: ignore[arg-type]
 
 
 def test_colour_is_found_by_name_on_pychess_and_by_id_on_lichess() -> None:
@@ -88,7 +93,7 @@ def test_fallback_move_is_legal() -> None:
 
 
 def test_limits_take_the_time_since_the_state_off_our_clock() -> None:
-    game = Game("g1", "mybot", move_overhead_ms=250, max_move_time_ms=500)
+    game = new_game(move_overhead_ms=250, max_move_time_ms=500)
     game.apply(full(), now=100.0)
     game.apply(state(wtime=30_000, btime=40_000, inc=2_000), now=100.0)
     limits = game.limits(now=100.4)
@@ -241,7 +246,7 @@ def test_pgn_of_an_unknown_result_says_why() -> None:
 
 
 def test_limits_show_the_engine_only_its_share_of_our_clock_when_games_share_workers() -> None:
-    game = Game("g1", "mybot")
+    game = new_game()
     game.apply(full(me_white=False), now=0.0)
     game.apply(state(("e2e3",), wtime=50_000, btime=40_000, inc=2_000), now=0.0)
     limits = game.limits(now=0.0, share=0.25)
@@ -306,7 +311,7 @@ def test_pgn_header_values_from_the_server_are_escaped() -> None:
     # A name that would close its tag and forge a Result line, one with a backslash, and a game id
     # with a line break: each stays inside its own header.
     hostile_white = 'Eve"]\n[Result "1-0'
-    game = Game('g"1\r\n', "mybot", site="http://127.0.0.1:1")
+    game = new_game('g"1\r\n')
     game.apply(replace(full(), white=Player(hostile_white), black=Player("mybot"), id='g"1\r\n'))
     game.apply(state(("e2e3", "e7e6")))
     game.apply(GameEnded())
