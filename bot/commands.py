@@ -67,7 +67,7 @@ def run(config_path: str | None) -> int:
 
 def upgrade(config_path: str | None) -> int:
     settings = load(config_path)
-    client = Client(settings.server, load_token(settings.server))
+    client = Client(settings.server, load_token(settings.server), give_up_after_s=settings.game.give_up_after_s)
     try:
         client.upgrade_to_bot()
     except ClientError as error:

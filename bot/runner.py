@@ -55,7 +55,7 @@ class StartupError(Exception):
 
 
 class Runner:
-    def __init__(self, settings: Settings, client: Client, engines: Engines, workers: int = 1) -> None:
+    def __init__(self, settings: Settings, client: Client, engines: Engines, workers: int) -> None:
         self.settings = settings
         self.workers = workers
         self.client = client
