@@ -324,7 +324,7 @@ class GamePlayer:
         self._move = OurMove(ply, Stage.POSTED, attempt)
         self._deadlines.disarm(Due.ENGINE_LATE)
         if result is not None:
-            game.scores.append(_score(result))
+            game.note_search(result)
         offer = self.client.dialect.draw_offers and game.wants_draw_offer()
         outcome = self.client.post_move(self.game_id, uci, offering_draw=offer, cancel=self._leave,
                                         send_by=game.must_move_by())
@@ -459,13 +459,6 @@ class GamePlayer:
 def _is_over(event: GameFull | GameState) -> bool:
     state = event.state if isinstance(event, GameFull) else event
     return state.is_over
-
-
-def _score(result: SearchResult) -> int | None:
-    """Centipawns from our side, a mate counting as a huge score."""
-    if result.mate is not None:
-        return 100_000 if result.mate > 0 else -100_000
-    return result.score_cp
 
 
 def _describe(result: SearchResult | None) -> str:

@@ -6,10 +6,12 @@ import io
 from dataclasses import replace
 
 import chess
+import chess.engine
 import chess.pgn
 import pytest
 
 from bot.config import EngineSettings
+from bot.engine import SearchResult
 from bot.events import GameEnded, GameFull, GameState, OpponentGone, Player, ReportedResult
 from bot.game import Game
 
@@ -234,6 +236,53 @@ def test_pgn_has_variant_players_result_termination_and_reads_back() -> None:
     assert (headers["White"], headers["Black"]) == ("MyBot", "Alice")
     assert (headers["Result"], headers["Termination"], headers["TimeControl"]) == ("1-0", "normal", "60+0")
     assert [move.uci() for move in parsed.mainline_moves()] == ["e2e4", "e8f6"]
+
+
+def searched(move: str, *, score_cp: int | None = None, mate: int | None = None, depth: int = 0,
+             pv: tuple[str, ...] = (), from_book: bool = False) -> SearchResult:
+    return SearchResult(chess.Move.from_uci(move), score_cp, mate, depth, 1000, 10,
+                        tuple(chess.Move.from_uci(uci) for uci in (move, *pv)), from_book)
+
+
+def test_pgn_carries_the_bots_evals_with_depth_and_every_clock_the_server_told() -> None:
+    """Read back by chess.pgn: evals from White's side, on the bot's searched moves only (none on a
+    book move), and each move's clock as the state after it gave the mover's."""
+    game = new_game()
+    game.apply(full(me_white=False, pychess=False))
+    game.apply(state(("e2e3",), wtime=59_000, btime=60_000))
+    game.note_search(searched("e8d6", from_book=True))
+    game.apply(state(("e2e3", "e8d6"), wtime=59_000, btime=58_500))
+    game.apply(state(("e2e3", "e8d6", "d2d3"), wtime=57_250, btime=58_500))
+    game.note_search(searched("d6f5", score_cp=35, depth=9, pv=("c1d2",)))
+    game.apply(state(("e2e3", "e8d6", "d2d3", "d6f5"), wtime=57_250, btime=51_100))
+    game.apply(state(("e2e3", "e8d6", "d2d3", "d6f5", "c1d2"), wtime=50_000, btime=51_100))
+    game.note_search(searched("f5h6", mate=-3, depth=12))
+    game.apply(state(("e2e3", "e8d6", "d2d3", "d6f5", "c1d2", "f5h6"), wtime=50_000, btime=49_000,
+                     status="resign", winner="black"))
+    parsed = chess.pgn.read_game(io.StringIO(game.pgn(game.result())))
+    assert parsed is not None
+    nodes = list(parsed.mainline())
+    assert [node.clock() for node in nodes] == [59.0, 58.5, 57.25, 51.1, 50.0, 49.0]
+    black = [chess.engine.PovScore(chess.engine.Cp(35), chess.BLACK), chess.engine.PovScore(chess.engine.Mate(-3),
+                                                                                             chess.BLACK)]
+    assert [node.eval() for node in nodes] == [None, None, None, black[0], None, black[1]]
+    assert [node.eval_depth() for node in nodes] == [None, None, None, 9, None, 12]
+    assert nodes[3].eval().white() == chess.engine.Cp(-35)  # type: ignore[union-attr]
+    assert "resign, black wins" in nodes[-1].comment
+
+
+def test_eval_describes_the_latest_search_from_whites_side_with_its_line_in_san() -> None:
+    game = new_game()
+    game.apply(full(pychess=False))
+    assert game.describe_search() == "No search yet in this game."
+    game.note_search(searched("e2e4", from_book=True))
+    assert game.describe_search() == "At move 1: a book move, not searched."
+    game.apply(state(("e2e4", "e8f6")))
+    game.note_search(searched("d1h5", score_cp=-120, depth=7, pv=("f6e4",)))
+    assert game.describe_search() == "At move 2: -1.20 (white's view), depth 7, expecting 2. Qh5 Kxe4."
+    game.apply(state(("e2e4", "e8f6", "d1h5", "f6e4")))
+    game.note_search(searched("h5f7", mate=2, depth=5, pv=("e7e6", "e5e6")))  # a line that is not legal here
+    assert game.describe_search() == "At move 3: mate in 2 for white, depth 5."
 
 
 def test_pgn_of_an_unknown_result_says_why() -> None:
