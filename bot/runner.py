@@ -148,9 +148,10 @@ class Runner:
 
     def finish_games(self) -> None:
         """From now on, decline new challenges with ``later`` and stop once the games are over."""
-        if not self.finishing.is_set():
-            log.info("stopping after the current games (%d playing): new challenges are declined", len(self._players))
-        self.finishing.set()
+        if self.finishing.is_set():
+            return
+        self.finishing.set()  # before the log line: whoever reads it may count on the declines
+        log.info("stopping after the current games (%d playing): new challenges are declined", len(self._players))
 
     def _all_games_over(self) -> bool:
         """No game is played, waits for a slot, or was accepted and may still start."""
