@@ -300,8 +300,9 @@ class Game:
         self.searches[self.ply] = note
         return note
 
-    def describe_search(self) -> str:
-        """The latest search in a sentence (``!eval``): the score from White's side, depth and line."""
+    def describe_search(self, max_chars: int) -> str:
+        """The latest search in a sentence of at most *max_chars* (``!eval``): the score from
+        White's side, depth and as much of the expected line as fits."""
         if not self.searches:
             return "No search yet in this game."
         note = self.searches[max(self.searches)]
@@ -314,8 +315,15 @@ class Game:
             score = f"mate in {abs(mate)} for {'white' if mate > 0 else 'black'}"
         else:
             score = f"{(white.score() or 0) / 100:+.2f} (white's view)"
-        line = f", expecting {note.pv_san}" if note.pv_san else ""
-        return f"At {move}: {score}, depth {note.depth}{line}."
+        sentence = f"At {move}: {score}, depth {note.depth}"
+        words = note.pv_san.split()
+        for kept in range(len(words), 0, -1):
+            if words[kept - 1].endswith("."):
+                continue  # a move number without its move
+            line = f"{sentence}, expecting {' '.join(words[:kept])}{' ...' if kept < len(words) else ''}."
+            if len(line) <= max_chars:
+                return line
+        return f"{sentence}."
 
     def note_own_move(self, move: chess.Move, clock_ms: int | None) -> None:
         """Remembers a posted move; it may decide the result if pychess never echoes it."""

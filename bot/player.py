@@ -42,7 +42,7 @@ from enum import Enum
 import chess
 
 from bot import __version__
-from bot.chat import ChatCommands
+from bot.chat import MAX_LINE_CHARS, ChatCommands
 from bot.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
 from bot.config import Settings
 from bot.deadlines import Deadlines
@@ -431,7 +431,7 @@ class GamePlayer:
         if command == "help":
             text = commands.help_text(line.room)
         elif command == "eval":
-            text = self.game.describe_search()
+            text = self.game.describe_search(MAX_LINE_CHARS)
         else:
             text = f"knightmate-bot {__version__}, playing with {self.searcher.name}."
         self._chat(text, line.room)

@@ -14,6 +14,7 @@ from bot.config import EngineSettings
 from bot.engine import SearchResult
 from bot.events import GameEnded, GameFull, GameState, OpponentGone, Player, ReportedResult
 from bot.game import Game
+from variant import KnightmateBoard
 
 # White mates at ply 7 with the queen: d1h5.
 MATING_LINE = ("e2e3", "e8d6", "d2d3", "d6f5", "c1d2", "f5h6", "d1h5")
@@ -274,15 +275,34 @@ def test_pgn_carries_the_bots_evals_with_depth_and_every_clock_the_server_told()
 def test_eval_describes_the_latest_search_from_whites_side_with_its_line_in_san() -> None:
     game = new_game()
     game.apply(full(pychess=False))
-    assert game.describe_search() == "No search yet in this game."
+    assert game.describe_search(140) == "No search yet in this game."
     game.note_search(searched("e2e4", from_book=True))
-    assert game.describe_search() == "At move 1: a book move, not searched."
+    assert game.describe_search(140) == "At move 1: a book move, not searched."
     game.apply(state(("e2e4", "e8f6")))
     game.note_search(searched("d1h5", score_cp=-120, depth=7, pv=("f6e4",)))
-    assert game.describe_search() == "At move 2: -1.20 (white's view), depth 7, expecting 2. Qh5 Kxe4."
+    assert game.describe_search(140) == "At move 2: -1.20 (white's view), depth 7, expecting 2. Qh5 Kxe4."
     game.apply(state(("e2e4", "e8f6", "d1h5", "f6e4")))
     game.note_search(searched("h5f7", mate=2, depth=5, pv=("e7e6", "e5e6")))  # a line that is not legal here
-    assert game.describe_search() == "At move 3: mate in 2 for white, depth 5."
+    assert game.describe_search(140) == "At move 3: mate in 2 for white, depth 5."
+
+
+def test_eval_shows_as_much_of_a_long_line_as_fits_a_chat_line() -> None:
+    game = new_game()
+    game.apply(full(me_white=False, pychess=False))
+    game.apply(state(("e2e4",)))
+    board, line = KnightmateBoard.replay(None, ("e2e4",)), []
+    for _ in range(30):
+        move = sorted(board.legal_moves, key=board.uci)[0]
+        line.append(board.uci(move))
+        board.push(move)
+    game.note_search(searched(line[0], score_cp=80, depth=30, pv=tuple(line[1:])))
+    whole = game.describe_search(10_000)
+    assert whole.startswith("At move 1: -0.80 (white's view), depth 30, expecting 1...a5 2. a3 ") and " ..." not in whole
+    for limit in (140, 90, 70):
+        cut = game.describe_search(limit)
+        assert len(cut) <= limit and cut.endswith(" ....") and cut[:-5] in whole
+        assert not cut[:-5].endswith(".")   # never a move number without its move
+    assert game.describe_search(20) == "At move 1: -0.80 (white's view), depth 30."
 
 
 def test_pgn_of_an_unknown_result_says_why() -> None:
