@@ -297,7 +297,8 @@ def test_eval_shows_as_much_of_a_long_line_as_fits_a_chat_line() -> None:
         board.push(move)
     game.note_search(searched(line[0], score_cp=80, depth=30, pv=tuple(line[1:])))
     whole = game.describe_search(10_000)
-    assert whole.startswith("At move 1: -0.80 (white's view), depth 30, expecting 1...a5 2. a3 ") and " ..." not in whole
+    assert whole.startswith("At move 1: -0.80 (white's view), depth 30, expecting 1...a5 2. a3 ")
+    assert " ..." not in whole
     for limit in (140, 90, 70):
         cut = game.describe_search(limit)
         assert len(cut) <= limit and cut.endswith(" ....") and cut[:-5] in whole
