@@ -53,7 +53,8 @@ USER knightmate
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
     CMD ["knightmate-bot", "health", "--config", "/config/config.yml"]
 
-# `docker stop` sends SIGTERM; the bot leaves its streams and exits 0 within seconds.
+# `docker stop` sends SIGTERM; the bot leaves its streams and exits 0 within seconds (its games go
+# on after the next start). `docker kill --signal USR1` makes it finish its games first, then exit 0.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["knightmate-bot"]
 CMD ["run", "--config", "/config/config.yml"]

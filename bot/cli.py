@@ -45,7 +45,8 @@ def _uci(args: argparse.Namespace) -> int:
 
 
 def _bot(args: argparse.Namespace) -> int:
-    """``run``, ``upgrade``, ``health`` and ``demo``; config and start-up problems are one line, exit 2."""
+    """``run``, ``upgrade``, ``health``, ``stop-after-games`` and ``demo``; config and start-up problems
+    are one line, exit 2."""
     from bot import commands
 
     try:
@@ -53,7 +54,8 @@ def _bot(args: argparse.Namespace) -> int:
             from bot.demo import main as play_demo  # the sandbox is loaded only for the demo
 
             return play_demo(dialect=args.dialect, engine_command=args.engine)
-        command = {"run": commands.run, "upgrade": commands.upgrade, "health": commands.health}[args.command]
+        command = {"run": commands.run, "upgrade": commands.upgrade, "health": commands.health,
+                   "stop-after-games": commands.stop_after_games}[args.command]
         return command(args.config)
     except (commands.ConfigError, commands.StartupError) as error:
         print(f"knightmate-bot {args.command}: {error}", file=sys.stderr)
@@ -133,7 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, text in (("run", "play online: accept challenges and play them until SIGINT/SIGTERM"),
                        ("upgrade", "turn the token's account into a BOT account (irreversible)"),
-                       ("health", "exit 0 if the running bot's event stream spoke lately, else 1")):
+                       ("health", "exit 0 if the running bot's event stream spoke lately, else 1"),
+                       ("stop-after-games", "make the running bot decline new challenges, finish its games "
+                                            "and exit (as SIGUSR1 does)")):
         command = commands.add_parser(name, help=text)
         command.add_argument("--config", metavar="PATH", help="config file (default: ./config.yml if present)")
         command.set_defaults(handler=_bot)

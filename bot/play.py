@@ -2,8 +2,8 @@
 
 Starts the sandbox (its Bot API on loopback, with a throwaway token), the bot against it through
 the code ``run`` uses (:func:`bot.commands.play_on_server`: challenge rules, engine or
-``engine.command``, book, ponder, PGN directory, all from the config; only ``server.*``, the state
-file and the heartbeat are the sandbox's, so a live bot's files are never touched), a person's
+``engine.command``, book, ponder, PGN directory, all from the config; only ``server.*``, the state,
+heartbeat and stop files are the sandbox's, so a live bot's files are never touched), a person's
 seat and a built-in opponent, and the page (:mod:`bot.sandbox.page`) on ``--host``/``--port``.
 Prints the page's address with its session key; runs until SIGINT or SIGTERM.
 """
@@ -46,7 +46,8 @@ def sandbox_settings(settings: Settings, url: str, dialect: str, directory: Path
         settings,
         server=dataclasses.replace(settings.server, url=url, dialect=dialect, token_file=None),
         game=dataclasses.replace(settings.game, state_file=str(directory / "state.json")),
-        bot=dataclasses.replace(settings.bot, heartbeat_file=str(directory / "heartbeat")))
+        bot=dataclasses.replace(settings.bot, heartbeat_file=str(directory / "heartbeat"),
+                                stop_file=str(directory / "stop-after-games")))
 
 
 def check_host(host: str) -> str:
@@ -116,7 +117,7 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
 def _run_bot(settings: Settings, token: Secret, stop: threading.Event, started: Callable[[Runner], None],
              outcome: list[int | BaseException]) -> None:
     try:
-        outcome.append(commands.play_on_server(settings, token, stop, started))
+        outcome.append(commands.play_on_server(settings, token, stop, started=started))
     except Exception as error:  # handed to the main thread, which reports it
         outcome.append(error)
     finally:
