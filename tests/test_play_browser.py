@@ -126,6 +126,7 @@ def test_the_downloaded_pgn_is_the_bots_own_file(page: Page, pgn_dir: Path, down
 def test_a_drag_and_drop_move_is_played_and_an_illegal_drop_changes_nothing(page: Page) -> None:
     page.start_game(color="white")
     page.wait_your_move()
+    page.wait.until(lambda d: "s to make the first move" in page.text("#countdown"))
     start = page.fen()
     page.drag("e2", "e5")  # a pawn cannot go there
     page.wait.until(lambda d: not page.targets() and page.piece_on("e2") == "wp")
@@ -136,6 +137,7 @@ def test_a_drag_and_drop_move_is_played_and_an_illegal_drop_changes_nothing(page
     assert page.sans()[0] == "e4"
     page.wait_plies(2)  # the bot answered the dragged move: the server took it
     assert page.piece_on("e4") == "wp" and page.piece_on("e2") is None
+    page.wait.until(lambda d: not page.find("#countdown").is_displayed())  # both sides have moved
 
 
 def test_a_pawn_promotes_to_a_commoner_through_the_picker(page: Page) -> None:

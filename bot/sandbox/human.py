@@ -101,6 +101,8 @@ class HumanSeat:
                 "winc": game.increment_ms, "binc": game.increment_ms,
                 "clockRunning": game.clock_running,
                 "lastMoveAtMs": round(last_move_at_s * 1000) if game.moves else None,
+                "startByMs": (round((last_move_at_s + self.world.first_move_timeout_s) * 1000)
+                              if len(game.moves) < 2 and not game.over else None),
                 "status": game.status,
                 "winner": color_name(game.winner) if game.winner is not None else None,
                 "abortable": you is not None and not game.over and (

@@ -403,8 +403,21 @@
     return (Math.floor(ms / 100) / 10).toFixed(1);
   }
 
+  // Until both sides have moved once, the side to move has a limited time to start the game.
+  function tickCountdown() {
+    const countdown = $("countdown");
+    const state = view.state;
+    const startBy = state.startByMs;
+    if (startBy === null || state.status !== "started" || view.pending) { countdown.hidden = true; return; }
+    const seconds = Math.max(0, Math.ceil((startBy - performance.timeOrigin - performance.now()) / 1000));
+    const who = state.you === state.turn ? "You have" : `${state[state.turn].name} has`;
+    countdown.textContent = `${who} ${seconds} s to make the first move, or the game is aborted.`;
+    countdown.hidden = false;
+  }
+
   function tickClocks() {
     if (!view.state) return;
+    tickCountdown();
     for (const id of ["top-player", "bottom-player"]) {
       const row = $(id);
       const color = row.dataset.color;
