@@ -276,3 +276,9 @@ def test_watching_the_bot_play_its_sparring_partner_live(page: Page) -> None:
     # It goes on move by move (or it ended meanwhile, and the page shows how).
     page.wait.until(lambda d: len(page.sans()) > seen or page.find("#status").get_attribute("data-result"))
     assert page.targets() == set() and "You" not in names
+
+
+def test_a_game_that_does_not_exist_is_said_so(page: Page) -> None:
+    page.driver.get(page.driver.current_url.split("#")[0] + "#game/nosuchgame")
+    page.wait.until(lambda d: page.find("#notice").is_displayed())
+    assert page.text("#notice") == "No such game"

@@ -43,11 +43,16 @@
     return body;
   }
 
-  // Reads an ndjson stream until it ends or `signal` aborts it; reconnects after a break.
+  // Reads an ndjson stream until it ends or `signal` aborts it; reconnects after a break, but not
+  // to something the server says does not exist.
   async function follow(path, onLine, signal) {
     while (!signal.aborted) {
       try {
         const response = await fetch(path, { credentials: "same-origin", signal });
+        if (response.status === 404) {
+          showNotice((await response.json().catch(() => ({}))).error || "Not found");
+          return;
+        }
         if (!response.ok) throw new Error(`${response.status}`);
         const reader = response.body.getReader();
         const decoder = new TextDecoder();
@@ -329,6 +334,7 @@
 
   function onState(state) {
     const first = state.type === "gameFull";
+    if (first) showNotice("");
     const wasLive = view.state === null || live() || view.pending !== null;
     const previous = view.state ? view.state.plies.length : 0;
     view.state = state;
