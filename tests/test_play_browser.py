@@ -282,3 +282,13 @@ def test_a_game_that_does_not_exist_is_said_so(page: Page) -> None:
     page.driver.get(page.driver.current_url.split("#")[0] + "#game/nosuchgame")
     page.wait.until(lambda d: page.find("#notice").is_displayed())
     assert page.text("#notice") == "No such game"
+
+
+def test_chat_reaches_the_bot_and_its_answer_comes_back(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.find("#chat-text").send_keys("!name")
+    page.find("#chat-form button").click()
+    page.wait.until(lambda d: "!name" in page.text("#chat-lines"))
+    page.wait.until(lambda d: page.text("#chat-lines").count("knightmate-bot") >= 2)  # greeting, then the answer
+    assert "knightmate-bot 0.1.0" in page.text("#chat-lines")
