@@ -292,3 +292,20 @@ def test_chat_reaches_the_bot_and_its_answer_comes_back(page: Page) -> None:
     page.wait.until(lambda d: "!name" in page.text("#chat-lines"))
     page.wait.until(lambda d: page.text("#chat-lines").count("knightmate-bot") >= 2)  # greeting, then the answer
     assert "knightmate-bot 0.1.0" in page.text("#chat-lines")
+
+
+def test_the_bot_plays_the_page_on_the_pychess_dialect_too(driver: WebDriver, tmp_path: Path) -> None:
+    config = tmp_path / "config.yml"
+    config.write_text(CONFIG.format(pgn_dir=tmp_path / "games"), encoding="utf-8")
+    with browser_page.play_server(config, dialect="pychess") as url:
+        driver.set_window_size(1200, 900)
+        page = Page(driver)
+        page.open(url)
+        game_id = page.start_game(color="white", fen=MATE_IN_TWO)
+        page.wait_your_move()
+        page.move_by_clicks("c5", "f8")
+        page.wait_plies(2)
+        page.wait_your_move()
+        page.move_by_clicks("f8", "f4")
+        assert page.wait_over().startswith("1-0")
+        page.wait.until(lambda d: (tmp_path / "games" / f"{game_id}.pgn").exists())

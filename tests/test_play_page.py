@@ -22,7 +22,7 @@ import requests
 from bot.cli import main
 from bot.play import PlayError, announce, check_host
 from bot.sandbox import Sandbox
-from bot.sandbox.page import COOKIE, CSRF_HEADER, PageServer, host_allowed
+from bot.sandbox.page import CSRF_HEADER, PageServer, host_allowed
 from variant import KnightmateBoard
 
 KEY = "the-test-key"
@@ -34,7 +34,7 @@ class Served:
         self.page = page
         self.url = page.url
         self.session = requests.Session()
-        self.session.cookies.set(COOKIE, KEY)
+        self.session.cookies.set(page.cookie, KEY)
 
     def post(self, path: str, form: dict[str, Any] | None = None, **headers: str) -> requests.Response:
         return self.session.post(self.url + path, data=form or {}, headers={CSRF_HEADER: "1", **headers}, timeout=10)
@@ -74,13 +74,15 @@ def test_the_printed_key_becomes_an_http_only_strict_cookie(served: Served) -> N
     response = requests.get(f"{served.url}/?key={KEY}", allow_redirects=False, timeout=10)
     assert response.status_code == 303 and response.headers["Location"] == "/"
     cookie = response.headers["Set-Cookie"]
-    assert cookie.startswith(f"{COOKIE}={KEY};") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert cookie.startswith(f"knightmate_session_{served.page.port}={KEY};")
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
     assert requests.get(f"{served.url}/?key=wrong", allow_redirects=False, timeout=10).status_code == 403
 
 
 def test_the_api_needs_the_session_cookie(served: Served) -> None:
     assert requests.get(f"{served.url}/api/account", timeout=10).status_code == 401
-    assert requests.get(f"{served.url}/api/account", cookies={COOKIE: "guess"}, timeout=10).status_code == 401
+    guessed = {served.page.cookie: "guess"}
+    assert requests.get(f"{served.url}/api/account", cookies=guessed, timeout=10).status_code == 401
     assert served.get("/api/account").json()["bot"] == "statue"
     assert requests.get(f"{served.url}/", timeout=10).status_code == 200  # the page itself is public
 

@@ -7,8 +7,8 @@ from the Bot API (which stays on loopback with the bot's token), so that ``--hos
 and never the bot's side.
 
 Who may use it: a browser that opened the URL ``play`` printed, ``/?key=KEY``, gets the key as an
-HttpOnly, SameSite=Strict session cookie (and a redirect to ``/``, so the key leaves the address
-bar); every API request needs that cookie, and every POST also the ``X-Knightmate-Play`` header the
+HttpOnly, SameSite=Strict session cookie named after the port (and a redirect to ``/``, so the key
+leaves the address bar); every API request needs that cookie, and every POST also the ``X-Knightmate-Play`` header the
 page sets (another site's page cannot set it without a CORS preflight, which is never granted). A
 request whose ``Host`` is not the address served is refused (DNS rebinding): for a specific
 address, that address or ``localhost`` with the port served; for a wildcard address, any literal
@@ -32,7 +32,9 @@ from bot.sandbox.handler import ClosingServer, JsonHandler
 from bot.sandbox.human import HumanSeat
 from bot.sandbox.world import ApiError
 
-COOKIE = "knightmate_session"
+#: The session cookie's name, before the port: cookies ignore ports, and two pages on two ports of
+#: one host must not take each other's session.
+COOKIE_PREFIX = "knightmate_session_"
 #: The header every state-changing request must carry (the page sets it).
 CSRF_HEADER = "X-Knightmate-Play"
 #: Seconds between keep-alive newlines on a quiet stream.
@@ -59,6 +61,7 @@ class PageServer(ClosingServer):
         self.bot_pgn = bot_pgn
         super().__init__(address, PageHandler)
         self.port = self.server_address[1]
+        self.cookie = f"{COOKIE_PREFIX}{self.port}"
 
     @property
     def url(self) -> str:
@@ -155,7 +158,7 @@ class PageHandler(JsonHandler):
                 self._send(403, b"That key is not this server's: open the address knightmate-bot play printed.",
                            "text/plain; charset=utf-8")
                 return
-            cookie = f"{COOKIE}={self.server.key}; HttpOnly; SameSite=Strict; Path=/"
+            cookie = f"{self.server.cookie}={self.server.key}; HttpOnly; SameSite=Strict; Path=/"
             self._send(303, b"", "text/plain", {"Location": "/", "Set-Cookie": cookie})
             return
         name = "index.html" if url.path == "/" else url.path.removeprefix("/static/")
@@ -175,7 +178,7 @@ class PageHandler(JsonHandler):
             cookies.load(self.headers.get("Cookie") or "")
         except Exception:  # http.cookies raises its own CookieError for a malformed header
             return False
-        morsel = cookies.get(COOKIE)
+        morsel = cookies.get(self.server.cookie)
         return morsel is not None and hmac.compare_digest(morsel.value.encode(), self.server.key.encode())
 
     # Actions.
