@@ -309,3 +309,17 @@ def test_the_bot_plays_the_page_on_the_pychess_dialect_too(driver: WebDriver, tm
         page.move_by_clicks("f8", "f4")
         assert page.wait_over().startswith("1-0")
         page.wait.until(lambda d: (tmp_path / "games" / f"{game_id}.pgn").exists())
+
+
+def test_abort_while_allowed_then_a_rematch_with_the_colours_swapped(page: Page) -> None:
+    first = page.start_game(color="white")
+    page.wait_your_move()
+    assert page.find("#abort").is_enabled() and not page.find("#resign").is_enabled()
+    page.find("#abort").click()
+    result = page.wait_over()
+    assert "aborted" in result and not page.find("#abort").is_enabled()
+    page.find("#rematch").click()
+    page.wait.until(lambda d: page.game_id() not in (None, first) and page.ply() is not None)
+    page.wait.until(lambda d: "You" in page.text("#bottom-player .name") and
+                    page.read('return document.querySelector("#bottom-player").dataset.color') == "black")
+    page.wait_plies(1)  # the bot, White now, moved first
