@@ -36,13 +36,14 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import chess
 import chess.engine
 
 from bot.config import ConfigError, EngineSettings
-from bot.engine import Limits, SearchResult
+from bot.engine import Limits, SearchResult, build
 from bot.engine.clock import budget
 from bot.search_pool import SearchPool
 from variant import COMMONER, KnightmateBoard
@@ -57,6 +58,9 @@ Process = tuple[asyncio.SubprocessTransport, chess.engine.UciProtocol]
 
 class GameEngine(Protocol):
     """One game's move source: what the player calls, and what the runner closes after the game."""
+
+    #: Which engine plays, as the ``!name`` chat command tells it.
+    name: str
 
     def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
         """The move for the position after *moves*; also ends any ponder search of this game."""
@@ -103,6 +107,7 @@ class PooledEngine:
     def __init__(self, pool: Pool, game_id: str) -> None:
         self.pool = pool
         self.game_id = game_id
+        self.name = f"the built-in engine ({build.running_build()} build)"
 
     def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
         return self.pool.submit(initial_fen, moves, limits, game_id=self.game_id)
@@ -196,17 +201,19 @@ async def start_engine(settings: EngineSettings) -> Process:
     assert settings.command is not None
     name = shlex.join(settings.command)
     try:
-        transport, protocol = await asyncio.wait_for(
-            chess.engine.popen_uci(list(settings.command), setpgrp=True),  # Ctrl-C is the bot's to handle
-            settings.start_timeout_s)
-    except TimeoutError:
-        raise EngineStartError(f"engine.command: {name} did not answer 'uci' within {settings.start_timeout_s:g} s "
-                               "(engine.start_timeout_s); is it a UCI engine?") from None
+        transport, protocol = await chess.engine.UciProtocol.popen(
+            list(settings.command), setpgrp=True)  # Ctrl-C is the bot's to handle
     except OSError as error:
         raise EngineStartError(f"engine.command: cannot start {name}: {error.strerror or error}") from None
-    except chess.engine.EngineError:
-        raise EngineStartError(f"engine.command: {name} exited before answering 'uci'; is it a UCI engine?") from None
     try:
+        try:
+            await asyncio.wait_for(protocol.initialize(), settings.start_timeout_s)
+        except TimeoutError:
+            raise EngineStartError(f"engine.command: {name} did not answer 'uci' within {settings.start_timeout_s:g} s "
+                                   "(engine.start_timeout_s); is it a UCI engine?") from None
+        except chess.engine.EngineError:
+            raise EngineStartError(f"engine.command: {name} exited before answering 'uci'; "
+                                   "is it a UCI engine?") from None
         variant = protocol.options.get("UCI_Variant")
         if variant is None:
             raise EngineStartError(f"engine.command: {name} has no UCI_Variant option, so it plays no Knightmate")
@@ -222,9 +229,17 @@ async def start_engine(settings: EngineSettings) -> Process:
             raise EngineStartError(f"engine.options: {name} did not answer 'isready' after its options "
                                    f"within {settings.start_timeout_s:g} s") from None
     except BaseException:
-        transport.close()
+        await _kill_engine(transport, protocol)
         raise
     return transport, protocol
+
+
+async def _kill_engine(transport: asyncio.SubprocessTransport, protocol: chess.engine.UciProtocol) -> None:
+    """Kills the engine and waits (briefly) until its exit is seen: a process still unreaped when the
+    bot's event loop closes makes asyncio log a stray warning, and leaves a zombie behind."""
+    transport.close()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(protocol.returncode), 1.0)
 
 
 async def quit_engine(process: Process, margin_s: float) -> bool:
@@ -236,9 +251,7 @@ async def quit_engine(process: Process, margin_s: float) -> bool:
             await asyncio.wait_for(protocol.quit(), margin_s)
         return True
     except (TimeoutError, chess.engine.EngineError, OSError):
-        transport.close()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(protocol.returncode), 1.0)
+        await _kill_engine(transport, protocol)
         return False
     finally:
         transport.close()
@@ -264,6 +277,8 @@ class UciGameEngine:
         self._search: asyncio.Task[Any] | None = None
         self._closed = False
         self.closing: Future[None] | None = None
+        # The engine's `id name` once it has started; its program's file name (not its path) until then.
+        self.name = f"the UCI engine {Path((settings.command or ('?',))[0]).name}"
         loop.call_soon_threadsafe(self._engine_task)  # started with the game, not at its first move
 
     # -- called from other threads
@@ -303,6 +318,8 @@ class UciGameEngine:
         process = await start_engine(self.settings)
         log.info("game %s: engine %s started (pid %s)", self.game_id, process[1].id.get("name", "?"),
                  process[0].get_pid())
+        if process[1].id.get("name"):
+            self.name = f"the UCI engine {process[1].id['name']}"
         return process
 
     def _restart(self, why: str) -> None:
