@@ -16,9 +16,9 @@ import requests
 from bot.client import RESULT_LOOKUP_ATTEMPTS, Client, ClientError
 from bot.config import Secret, ServerSettings
 from bot.events import ReportedResult
-from bot.round_socket import RoundSocketError, read_reported_result, round_socket_url
+from bot.round_socket import RoundSocketError, read_round_board, round_socket_url
 from bot.sandbox import Sandbox
-from bot.wire import MalformedLine, parse_round_message
+from bot.wire import MalformedLine, parse_round_board
 
 READ_TIMEOUT_S = 0.8
 
@@ -33,7 +33,7 @@ def board(**fields: object) -> str:
 @pytest.mark.parametrize(("code", "status"), [(-1, "started"), (0, "aborted"), (2, "resign"), (4, "timeout"),
                                               (6, "outoftime"), (7, "abandon"), (10, "illegalMove"), (13, "claim")])
 def test_board_message_status_codes_become_status_names(code: int, status: str) -> None:
-    assert parse_round_message(board(status=code, result="0-1")) == ReportedResult("g1", status, "0-1")
+    assert parse_round_board(board(status=code, result="0-1")).reported == ReportedResult("g1", status, "0-1")
 
 
 @pytest.mark.parametrize("message", [
@@ -41,7 +41,7 @@ def test_board_message_status_codes_become_status_names(code: int, status: str) 
     '{"type": "ping"}', "",
 ])
 def test_other_round_messages_are_not_results(message: str) -> None:
-    assert parse_round_message(message) is None
+    assert parse_round_board(message) is None
 
 
 @pytest.mark.parametrize("message", [
@@ -51,7 +51,7 @@ def test_other_round_messages_are_not_results(message: str) -> None:
 ])
 def test_unreadable_board_messages_are_malformed(message: str) -> None:
     with pytest.raises(MalformedLine):
-        parse_round_message(message)
+        parse_round_board(message)
 
 
 @pytest.mark.parametrize(("base", "game_id", "url"), [
@@ -153,7 +153,7 @@ def test_lichess_has_no_round_socket_to_ask() -> None:
 
 def test_the_lichess_sandbox_has_no_round_socket() -> None:
     with Sandbox("lichess") as lichess, pytest.raises(RoundSocketError, match="404"):
-        read_reported_result(round_socket_url(lichess.url, "abc"), "abc", open_timeout_s=1.0, read_timeout_s=1.0)
+        read_round_board(round_socket_url(lichess.url, "abc"), "abc", open_timeout_s=1.0, read_timeout_s=1.0)
 
 
 def test_a_plain_http_request_to_the_round_socket_is_refused(pychess: Sandbox) -> None:
