@@ -250,7 +250,8 @@ class Runner:
                 return
             engine = self._game_engines[game_id] = self.engines.open(game_id)
             player = GamePlayer(game_id, client=self.client, searcher=engine, settings=self.settings,
-                                username=self.username, on_done=self._on_done, share=self.clock_share)
+                                username=self.username, on_done=self._on_done, share=self.clock_share,
+                                state=self.state, resumed=resumed)
             self._players[game_id] = player
             # Started before the lock goes: shutdown joins every player it can see.
             self.state.add(game_id)

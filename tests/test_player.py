@@ -28,6 +28,7 @@ class ScriptedClient:
     """Game stream lines from a queue; move posts answered from a script."""
 
     dialect = "pychess"
+    has_round_socket = False
 
     def __init__(self, answers: list[MoveOutcome], after_interrupt: GameFull) -> None:
         self.lines: queue.Queue[GameStreamEvent | None] = queue.Queue()
@@ -37,7 +38,7 @@ class ScriptedClient:
         self.changed = threading.Condition()
         self.interrupts = 0
 
-    def game_events(self, game_id: str, stop: threading.Event) -> Iterator[GameStreamEvent]:
+    def game_events(self, game_id: str, stop: threading.Event, **_: object) -> Iterator[GameStreamEvent]:
         while (line := self.lines.get(timeout=10)) is not None:
             yield line
 

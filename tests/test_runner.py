@@ -35,6 +35,7 @@ class ScriptedClient:
     """An event stream and game streams fed from queues; answers to challenges noted."""
 
     dialect = "lichess"
+    has_round_socket = False
 
     def __init__(self, settings: ServerSettings, fail_events: bool = False) -> None:
         self.settings = settings
@@ -62,7 +63,7 @@ class ScriptedClient:
             except queue.Empty:
                 continue
 
-    def game_events(self, game_id: str, stop: threading.Event) -> Iterator[GameStreamEvent]:
+    def game_events(self, game_id: str, stop: threading.Event, **_: object) -> Iterator[GameStreamEvent]:
         lines = self.game(game_id)
         with self.changed:
             self.streams_opened.append(game_id)
