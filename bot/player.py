@@ -486,7 +486,7 @@ class GamePlayer:
     # -- the end ---------------------------------------------------------------------------------
 
     def _finish(self, lost: str | None) -> None:
-        """The game is over (or given up, with the reason in ``lost``): PGN, goodbye, tell the runner."""
+        """The game is over (or given up, with the reason in ``lost``): PGN, tell the runner, goodbye."""
         if self._phase is Phase.OVER:
             return
         self._phase = Phase.OVER
@@ -501,12 +501,13 @@ class GamePlayer:
         if game.state is not None:
             path = write_pgn(self.settings.game.pgn_dir, self.game_id, game.pgn(result))
             log.info("game %s: over, %s (%s); PGN %s", self.game_id, result.result, result.reason, path)
-            if self.settings.game.goodbye and lost is None:
-                self._chat(self.settings.game.goodbye)
         else:
             log.warning("game %s: over without a single state seen (%s); no PGN", self.game_id, result.reason)
         self.finished.set()
+        # The slot is free before the goodbye, a courtesy that may wait on the network.
         self.on_done(self.game_id, result)
+        if self.settings.game.goodbye and lost is None and game.state is not None:
+            self._chat(self.settings.game.goodbye)
 
     def _ask_how_it_ended(self) -> None:
         """The stream ended the game without a word on how (pychess): ask the server, once per game."""

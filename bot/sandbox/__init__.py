@@ -74,7 +74,8 @@ sandbox's ``illegalMove`` for a pychess game lost by an illegal move), ``winner`
 or None), ``over``, ``posts`` (every move POST the server acted on, as ``(username, uci,
 accepted)``, in order; posts answered by an injected fault and an in-process opponent's moves are
 not posts), ``duplicate_posts`` (refused posts repeating the poster's
-last accepted move), ``chat`` (``(username, room, text)``), ``wtime_ms``/``btime_ms``.
+last accepted move), ``chat`` (``(username, room, text)``), ``wtime_ms``/``btime_ms``,
+``clocks_after_ms`` (the mover's clock after each move, its increment added).
 
 Request kinds for ``http_status``: account, upgrade, stream_event, stream_game, move, accept,
 decline, chat, abort, resign, challenge, cancel, draw, takeback, claim, round (the round socket's

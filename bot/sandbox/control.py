@@ -45,6 +45,7 @@ class GameRecord:
     chat: list[ChatLine]
     wtime_ms: int
     btime_ms: int
+    clocks_after_ms: list[int]
 
     @classmethod
     def of(cls, game: Game) -> GameRecord:
@@ -52,7 +53,7 @@ class GameRecord:
         winner = color_name(game.winner) if game.winner is not None else None
         return cls(game.id, game.white.username, game.black.username, game.initial_fen, list(game.moves),
                    game.status, winner, game.over, list(game.posts), list(game.duplicate_posts),
-                   list(game.chat), times[chess.WHITE], times[chess.BLACK])
+                   list(game.chat), times[chess.WHITE], times[chess.BLACK], list(game.clocks_after_ms))
 
 
 class Sandbox:
