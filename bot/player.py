@@ -321,6 +321,7 @@ class GamePlayer:
         problem = disagreement(self._round_moves, event.state.moves if isinstance(event, GameFull) else event.moves)
         if problem is not None:
             log.warning("game %s: %s; the stream wins", self.game_id, problem)
+            self._move = None   # a move posted in the position read is no move in the stream's
         self._round_moves = None
 
     def _greet(self) -> None:

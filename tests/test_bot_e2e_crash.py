@@ -94,6 +94,7 @@ def test_killed_after_a_move_and_refused_its_stream_for_6_s_the_bot_moves_in_tim
     assert not moved.over or bot_moves(moved) > 4, moved.status
     assert first_move_s < STALE_STREAM_S, (first_move_s, text[-3000:])
     assert ("refuse", "game") in pychess.faults.fired
+    assert text.count(f"game {game_id}: stream open") >= 2, "the stream never came back after the refusals"
     assert f"game {game_id}: stream refused; the round socket shows" in text
     assert f"game {game_id}: first move since the restart: a short search" in text
     assert all(post.accepted for post in record.posts if post.username == BOT)

@@ -99,6 +99,28 @@ def test_the_round_socket_tells_how_a_game_ended(pychess: Sandbox) -> None:
     assert client_for(pychess.url).reported_result(game_id) == ReportedResult(game_id, "resign", "0-1")
 
 
+def test_the_round_board_shows_every_move_and_both_clocks_now(pychess: Sandbox) -> None:
+    cid = pychess.challenge("randy", "mybot", limit_s=60, increment_s=2, color="white")
+    client = client_for(pychess.url)
+    client.accept(cid)
+    game_id = pychess.game_of_challenge(cid)
+    assert game_id is not None
+    pychess.wait_moves(game_id, 1, timeout=10)
+    for plies, uci in ((3, "e7e5"), (5, "d7d5")):          # the bot's moves; randy answers each at once
+        client.post_move(game_id, uci)
+        record = pychess.wait_moves(game_id, plies, timeout=10)
+    board = client.round_board(game_id)
+    assert board.moves == tuple(record.moves) and len(record.moves) == 5
+    # Black's clock runs (the third ply is played): the board shows it as of now, below the last move's.
+    assert board.wtime_ms == record.wtime_ms and board.btime_ms is not None and board.btime_ms <= record.btime_ms
+    assert (board.status, board.result) == ("started", "*")
+
+
+def test_the_lichess_client_has_no_round_board_to_read() -> None:
+    with Sandbox("lichess") as lichess, pytest.raises(ClientError, match="no round socket"):
+        client_for(lichess.url, dialect="lichess").round_board("abc")
+
+
 def test_a_game_still_playing_is_reported_as_started(pychess: Sandbox) -> None:
     cid = pychess.challenge("randy", "mybot", limit_s=60, increment_s=0, color="white")
     client = client_for(pychess.url)
