@@ -210,7 +210,7 @@ def inject(fault: str, sandbox: Sandbox, bot: BotProcess, game_id: str) -> None:
     elif fault == "move-502":
         sandbox.faults.http_status("move", 502, count=2)
     elif fault == "restart":
-        bot.kill_and_restart(game_id, stale_stream=sandbox.dialect.name == "pychess")
+        bot.kill_and_restart(game_id, stale_stream=sandbox.dialect.streams_linger)
 
 
 def play_one(sandbox: Sandbox, bot: BotProcess, directory: Path, args: argparse.Namespace, index: int,

@@ -2,10 +2,10 @@
 
 berserk does the plain calls (account, upgrade, accept, move, abort, resign) through a
 :class:`TimeoutSession`, a berserk ``TokenSession`` that never waits forever. requests fills
-berserk's gaps: form bodies for decline and chat (pychess ignores JSON bodies), the pychess
-capability header, ``offeringDraw``, ``claim-victory``, and the streams themselves, which the bot
-reads as raw lines (berserk drops the keep-alives the heartbeat needs and gives up on the first
-malformed line).
+berserk's gaps: form bodies for decline and chat (pychess ignores JSON bodies), the dialect's
+headers (:attr:`bot.dialect.Dialect.headers`), ``offeringDraw``, ``claim-victory``, and the
+streams themselves, which the bot reads as raw lines (berserk drops the keep-alives the heartbeat
+needs and gives up on the first malformed line).
 
 What this module guarantees to its callers:
 
@@ -29,7 +29,6 @@ It never logs, prints or raises the token, and it never looks at a board.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import random
@@ -48,14 +47,25 @@ from berserk.exceptions import ApiError, ResponseError
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from bot.config import Secret, ServerSettings
+from bot.dialect import Dialect
 from bot.events import EventStreamEvent, GameStreamEvent, ReportedResult, RoundBoard
 from bot.round_socket import RoundSocketError, read_round_board, round_socket_url
-from bot.wire import PYCHESS, MalformedLine, is_plain_id, parse_event_line, parse_game_line
+from bot.wire import MalformedLine, is_plain_id, parse_event_line, parse_game_line
 
 log = logging.getLogger(__name__)
 
-#: Header pychess.org requires on the event stream; without it the stream answers 400.
-PYCHESS_CAPABILITIES = {"X-PyChess-Bot-Capabilities": json.dumps({"version": 1, "variants": ["knightmate"]})}
+#: The paths this module builds itself, by endpoint name (the name rate limits and logs use); berserk
+#: knows the paths of the calls it makes (account, upgrade, accept, move, abort, resign). Each
+#: ``{game}``/``{challenge}``/``{move}`` is filled in by :func:`_path` as one escaped path segment.
+PATHS = {
+    "stream_event": "/api/stream/event",
+    "stream_game": "/api/bot/game/stream/{game}",
+    "decline": "/api/challenge/{challenge}/decline",
+    "chat": "/api/bot/game/{game}/chat",
+    "move": "/api/bot/game/{game}/move/{move}",
+    "draw": "/api/bot/game/{game}/draw/yes",
+    "claim": "/api/bot/game/{game}/claim-victory",
+}
 
 #: Backoff between attempts to post a move after a 5xx or a failed connection.
 MOVE_RETRY_INITIAL_S = 0.25
@@ -288,8 +298,8 @@ class Client:
         self.give_up_after_s = give_up_after_s
         self.dialect = settings.resolved_dialect
         self.base_url = settings.url.rstrip("/")
-        headers = PYCHESS_CAPABILITIES if self.dialect == PYCHESS else {}
-        self.session = TimeoutSession(token, (settings.connect_timeout_s, settings.read_timeout_s), headers)
+        self.session = TimeoutSession(token, (settings.connect_timeout_s, settings.read_timeout_s),
+                                      dict(self.dialect.headers))
         self.api = berserk.Client(self.session, base_url=self.base_url)
         self.rate_limits = RateLimits()
         self.stop = threading.Event()
@@ -329,11 +339,11 @@ class Client:
 
     def decline(self, challenge_id: str, reason: str) -> None:
         # Form data: pychess silently turns a JSON body's reason into "generic".
-        path = f"/api/challenge/{_segment(challenge_id, 'challenge id')}/decline"
+        path = _path("decline", challenge=challenge_id)
         self._call_with_retries("decline", lambda: self._post_form(path, {"reason": reason}), attempts=3)
 
     def chat(self, game_id: str, text: str, room: str = "player") -> None:
-        path = f"/api/bot/game/{_segment(game_id, 'game id')}/chat"
+        path = _path("chat", game=game_id)
         # Chat is a courtesy: one try, and never a wait on a paused endpoint in the middle of a game.
         self._call_with_retries("chat", lambda: self._post_form(path, {"room": room, "text": text}), attempts=1,
                                 wait_if_paused=False)
@@ -354,18 +364,13 @@ class Client:
 
     def accept_draw(self, game_id: str) -> None:
         """Lichess only: pychess has no draw endpoint for bots."""
-        path = f"/api/bot/game/{_segment(game_id, 'game id')}/draw/yes"
+        path = _path("draw", game=game_id)
         self._call_with_retries("draw", lambda: self._post_form(path, {}), attempts=1, wait_if_paused=False)
 
     def claim_victory(self, game_id: str) -> None:
         """Lichess only, after ``opponentGone`` counted down."""
-        path = f"/api/bot/game/{_segment(game_id, 'game id')}/claim-victory"
+        path = _path("claim", game=game_id)
         self._call_with_retries("claim", lambda: self._post_form(path, {}), attempts=1, wait_if_paused=False)
-
-    @property
-    def has_round_socket(self) -> bool:
-        """Whether the server shows its games on a public round socket (pychess)."""
-        return self.dialect == PYCHESS
 
     def reported_result(self, game_id: str) -> ReportedResult:
         """How a finished game ended, as the server shows it to a spectator: pychess's round socket
@@ -381,7 +386,7 @@ class Client:
             try:
                 return self.round_board(game_id).reported
             except ClientError as error:
-                if not self.has_round_socket:
+                if not self.dialect.round_socket:
                     raise
                 problem = str(error)
                 log.warning("game %s: asking how the game ended failed: %s", game_id, problem)
@@ -393,7 +398,7 @@ class Client:
 
         :raises ClientError: the dialect has no such socket, or it gave no answer; the message says why.
         """
-        if not self.has_round_socket:
+        if not self.dialect.round_socket:
             raise ClientError(f"the {self.dialect} dialect has no round socket to ask")
         try:
             return read_round_board(round_socket_url(self.base_url, game_id), game_id,
@@ -451,7 +456,7 @@ class Client:
 
     def _post_move_once(self, game_id: str, uci: str, offering_draw: bool) -> None:
         if offering_draw:
-            path = f"/api/bot/game/{game_id}/move/{uci}"
+            path = _path("move", game=game_id, move=uci)
             self._post_form(path, {}, params={"offeringDraw": "true"})
         else:
             self.api.bots.make_move(game_id, uci)
@@ -515,7 +520,7 @@ class Client:
         Yields a :class:`KeepAlive` for every keep-alive (so the caller can keep a heartbeat), and
         skips (with a log line) lines it cannot parse.
         """
-        plan = _StreamPlan("stream_event", "/api/stream/event", "event stream", self.backoff(), self.stop,
+        plan = _StreamPlan("stream_event", PATHS["stream_event"], "event stream", self.backoff(), self.stop,
                            give_up_after_s=None, lost_on_404=False)
         for line in self._reopening_lines(plan):
             event = _parsed(parse_event_line, self.dialect, line, plan.label)
@@ -603,7 +608,7 @@ class Client:
 
     @staticmethod
     def _game_stream_path(game_id: str) -> str:
-        return f"/api/bot/game/stream/{_segment(game_id, 'game id')}"
+        return _path("stream_game", game=game_id)
 
     def interrupt_game_stream(self, game_id: str) -> None:
         """Breaks the game's current stream so that it is reopened (and its ``gameFull`` read)."""
@@ -612,7 +617,7 @@ class Client:
     def interrupt_event_stream(self) -> None:
         """Breaks the event stream so that it is reopened: pychess then re-sends ``gameStart`` for
         unfinished games that have a move and no open game stream (API.md)."""
-        self._interrupt("/api/stream/event")
+        self._interrupt(PATHS["stream_event"])
 
     def _interrupt(self, path: str) -> None:
         with self._streams_lock:
@@ -621,7 +626,7 @@ class Client:
             stream.interrupt()
 
 
-def _parsed(parse: Callable[[str, bytes], E], dialect: str, line: bytes | None, label: str) -> E | None:
+def _parsed(parse: Callable[[Dialect, bytes], E], dialect: Dialect, line: bytes | None, label: str) -> E | None:
     """One line parsed, or ``None`` (and a log line) when it is malformed: never the end of a stream."""
     if line is None:
         log.warning("%s: skipped malformed line: longer than %d bytes", label, MAX_LINE_BYTES)
@@ -660,6 +665,12 @@ def _retry_after(value: str | None) -> float | None:
     if math.isnan(seconds):
         return None
     return min(MAX_RETRY_AFTER_S, max(0.0, seconds))
+
+
+def _path(endpoint: str, **ids: str) -> str:
+    """The path of ``endpoint`` in :data:`PATHS` with its ids filled in; a :class:`ClientError` for
+    any id that is not a plain id."""
+    return PATHS[endpoint].format(**{name: _segment(value, name) for name, value in ids.items()})
 
 
 def _segment(value: str, what: str) -> str:

@@ -28,10 +28,11 @@ from urllib.parse import urlsplit
 import yaml
 from chess.engine import MANAGED_OPTIONS
 
+from bot.dialect import AUTO, DIALECTS, Dialect, resolve
 from bot.engine.book import DEFAULT_BOOK, check_book_file
 
 TOKEN_ENV = "KNIGHTMATE_BOT_TOKEN"
-DIALECTS = ("auto", "lichess", "pychess")
+DIALECT_CHOICES = (AUTO, *DIALECTS)
 MODES = ("casual", "rated")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
@@ -71,12 +72,9 @@ class ServerSettings:
     allow_insecure_http: bool = False
 
     @property
-    def resolved_dialect(self) -> str:
-        """``auto`` becomes ``pychess`` for a pychess.org host and ``lichess`` for any other."""
-        if self.dialect != "auto":
-            return self.dialect
-        host = (urlsplit(self.url).hostname or "").lower()
-        return "pychess" if host == "pychess.org" or host.endswith(".pychess.org") else "lichess"
+    def resolved_dialect(self) -> Dialect:
+        """The dialect named, or for ``auto`` the one of the server's host (:func:`bot.dialect.resolve`)."""
+        return resolve(self.dialect, self.url)
 
 
 @dataclass(frozen=True)
@@ -279,7 +277,7 @@ def _url(value: Any) -> str:
 _READERS: dict[str, dict[str, Reader]] = {
     "server": {
         "url": _url,
-        "dialect": _choice(DIALECTS),
+        "dialect": _choice(DIALECT_CHOICES),
         "token_file": _optional(_path),
         "connect_timeout_s": _number(0.1),
         "read_timeout_s": _number(0.1),

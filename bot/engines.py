@@ -45,7 +45,7 @@ from bot.config import ConfigError, EngineSettings
 from bot.engine import Limits, SearchResult
 from bot.engine.clock import budget
 from bot.search_pool import SearchPool
-from variant import COMMONER, STARTING_FEN, KnightmateBoard
+from variant import COMMONER, KnightmateBoard
 
 log = logging.getLogger(__name__)
 
@@ -135,15 +135,15 @@ def engine_board(initial_fen: str | None, moves: tuple[str, ...]) -> KnightmateB
     """The position after ``moves``, with a move stack chess.engine can send to any engine.
 
     The stack starts right after the last commoner promotion (see the module docstring); every
-    move is checked, so a move list that is not a game raises :class:`ValueError`.
+    move is checked, so a move list that is not a game raises :class:`ValueError`
+    (:class:`~variant.GameMoveError` naming the move).
     """
-    board = KnightmateBoard(initial_fen or STARTING_FEN)
-    for uci in moves:
-        move = board.parse_uci(uci)
-        board.push(move)
-        if move.promotion == COMMONER:
-            board = board.copy(stack=False)
-    return board
+    board = KnightmateBoard.replay(initial_fen, moves)
+    promotions = [ply for ply, move in enumerate(board.move_stack) if move.promotion == COMMONER]
+    if not promotions:
+        return board
+    start = promotions[-1] + 1
+    return KnightmateBoard.replay(KnightmateBoard.replay(initial_fen, moves[:start]).fen(), moves[start:])
 
 
 def engine_limit(limits: Limits, turn: chess.Color) -> chess.engine.Limit:

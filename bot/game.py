@@ -28,7 +28,7 @@ from bot.challenges import start_position_problem
 from bot.clock_reserve import NO_RESERVE, ClockReserve, EchoLatency, engine_clock_ms
 from bot.engine import Limits
 from bot.events import GameEnded, GameFull, GameState, GameStreamEvent, OpponentGone, Player, ReportedResult
-from variant import STARTING_FEN, KnightmateBoard
+from variant import STARTING_FEN, GameMoveError, KnightmateBoard
 
 log = logging.getLogger(__name__)
 
@@ -155,13 +155,11 @@ class Game:
     def _rebuild(self, moves: tuple[str, ...]) -> KnightmateBoard:
         board = KnightmateBoard(self.initial_fen or STARTING_FEN)
         self.sync_problem = None
-        for ply, uci in enumerate(moves):
-            try:
-                board.push(board.parse_game_move(uci))
-            except ValueError:
-                self.sync_problem = f"illegal move {uci!r} at ply {ply + 1} in the server's move list"
-                log.error("game %s: %s", self.id, self.sync_problem)
-                break
+        try:
+            board.push_game_moves(moves)
+        except GameMoveError as error:
+            self.sync_problem = f"illegal move {error.uci!r} at ply {error.index + 1} in the server's move list"
+            log.error("game %s: %s", self.id, self.sync_problem)
         return board
 
     # -- questions -------------------------------------------------------------------------------

@@ -180,7 +180,7 @@ class GamePlayer:
     def _read(self) -> None:
         try:
             round_reader = (RoundReader(self.client, self.game_id, lambda board: self._inbox.put(RoundRead(board)))
-                            if self.client.has_round_socket else None)
+                            if self.client.dialect.round_socket else None)
             for event in self.client.game_events(self.game_id, self._leave, on_refused=round_reader):
                 over = isinstance(event, GameEnded) or (isinstance(event, GameFull | GameState) and _is_over(event))
                 if over:
@@ -385,7 +385,7 @@ class GamePlayer:
         self._deadlines.disarm(Due.ENGINE_LATE)
         if result is not None:
             game.scores.append(_score(result))
-        offer = self.client.dialect == "lichess" and game.wants_draw_offer()
+        offer = self.client.dialect.draw_offers and game.wants_draw_offer()
         posted_at = time.monotonic()
         outcome = self.client.post_move(self.game_id, uci, offering_draw=offer, cancel=self._leave,
                                         send_by=game.must_move_by())
@@ -412,7 +412,7 @@ class GamePlayer:
 
     def _answer_draw_offer(self) -> None:
         game = self.game
-        if self.client.dialect == "lichess" and game.accepts_draw() and self._draw_answered_ply != game.ply:
+        if self.client.dialect.draw_offers and game.accepts_draw() and self._draw_answered_ply != game.ply:
             self._draw_answered_ply = game.ply
             log.info("game %s: accepting the draw offer (score %s)", self.game_id, game.scores[-1])
             try:
@@ -475,8 +475,8 @@ class GamePlayer:
             self._finish("the bot gave the game up: it could neither move nor resign")
             return
         self.game.resigned = True
-        if self.client.dialect == "pychess":
-            self._finish(None)  # pychess sends no gameEnd after a resignation: leave on our own
+        if not self.client.dialect.resignation_ends_stream:
+            self._finish(None)  # the stream will not say the game is over: leave on our own
 
     def _chat(self, text: str) -> None:
         try:

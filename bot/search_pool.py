@@ -46,7 +46,7 @@ import chess
 
 from bot.engine import Engine, Limits, Ponder, SearchResult
 from bot.engine.book import BookError, OpeningBook
-from variant import STARTING_FEN, KnightmateBoard
+from variant import KnightmateBoard
 
 log = logging.getLogger(__name__)
 
@@ -221,9 +221,9 @@ def _position(initial_fen: str | None, moves: tuple[str, ...]) -> KnightmateBoar
             board = cached.copy()
             break
     if board is None:
-        board, known = KnightmateBoard(initial_fen or STARTING_FEN), 0
-    for uci in moves[known:]:
-        board.push(board.parse_game_move(uci))
+        board = KnightmateBoard.replay(initial_fen, moves)
+    else:
+        board.push_game_moves(moves[known:], first_index=known)
     _boards[(initial_fen, moves)] = board
     while len(_boards) > BOARD_CACHE_SIZE:
         del _boards[next(iter(_boards))]

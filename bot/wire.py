@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from bot.dialect import Dialect
 from bot.events import (
     Challenge,
     ChallengeGone,
@@ -40,10 +41,6 @@ from bot.events import (
     RoundBoard,
     ServerShutdown,
 )
-
-LICHESS = "lichess"
-PYCHESS = "pychess"
-
 
 #: pychess's game status codes (its round socket's ``status``) -> status names: Lichess's where one
 #: means the same, pychess's own otherwise. Code 4 is pychess's TIMEOUT, 6 its FLAG, 7 ABANDONE.
@@ -77,7 +74,7 @@ def is_plain_id(value: str) -> bool:
     return PLAIN_ID.fullmatch(value) is not None
 
 
-def parse_event_line(dialect: str, line: bytes | str) -> EventStreamEvent | None:
+def parse_event_line(dialect: Dialect, line: bytes | str) -> EventStreamEvent | None:
     """One line of ``/api/stream/event``."""
     data = _load(line)
     if data is None:
@@ -88,7 +85,7 @@ def parse_event_line(dialect: str, line: bytes | str) -> EventStreamEvent | None
         raise MalformedLine(f"{_quote(line)}: {error!r}") from None
 
 
-def parse_game_line(dialect: str, line: bytes | str) -> GameStreamEvent | None:
+def parse_game_line(dialect: Dialect, line: bytes | str) -> GameStreamEvent | None:
     """One line of ``/api/bot/game/stream/{id}``."""
     data = _load(line)
     if data is None:
@@ -179,7 +176,7 @@ def _quote(line: bytes | str) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def _event(dialect: str, data: Mapping[str, Any]) -> EventStreamEvent | None:
+def _event(dialect: Dialect, data: Mapping[str, Any]) -> EventStreamEvent | None:
     kind = data.get("type")
     if kind == "challenge":
         return ChallengeReceived(_challenge(dialect, data["challenge"]))
@@ -200,7 +197,7 @@ def _game_id(game: Mapping[str, Any]) -> str:
     return _plain_id(value, "game id")
 
 
-def _challenge(dialect: str, data: Mapping[str, Any]) -> Challenge:
+def _challenge(dialect: Dialect, data: Mapping[str, Any]) -> Challenge:
     challenger = data.get("challenger") or {}
     control = data.get("timeControl") or {}
     kind = str(control.get("type", "unlimited"))
@@ -209,7 +206,7 @@ def _challenge(dialect: str, data: Mapping[str, Any]) -> Challenge:
         # Seconds on both servers.
         base_ms = _count(control["limit"], "clock limit") * 1000
         increment_ms = _count(control.get("increment", 0), "increment") * 1000
-    fen = data.get("initialFen") if dialect == LICHESS else None
+    fen = data.get("initialFen") if dialect.initial_fen_in_challenge else None
     return Challenge(
         id=_plain_id(data["id"], "challenge id"),
         challenger=str(challenger.get("name") or challenger.get("id") or "?"),
@@ -260,7 +257,7 @@ def _count(value: Any, what: str) -> int:
     return round(value)
 
 
-def _game_event(dialect: str, data: Mapping[str, Any]) -> GameStreamEvent | None:
+def _game_event(dialect: Dialect, data: Mapping[str, Any]) -> GameStreamEvent | None:
     kind = data.get("type")
     if kind == "gameFull":
         return _game_full(dialect, data)
@@ -277,7 +274,7 @@ def _game_event(dialect: str, data: Mapping[str, Any]) -> GameStreamEvent | None
     return None
 
 
-def _game_full(dialect: str, data: Mapping[str, Any]) -> GameFull:
+def _game_full(dialect: Dialect, data: Mapping[str, Any]) -> GameFull:
     clock = data.get("clock") or {}
     base = clock.get("initial")
     increment = clock.get("increment")
@@ -308,19 +305,17 @@ def _player(data: Mapping[str, Any]) -> Player:
     )
 
 
-def _game_state(dialect: str, data: Mapping[str, Any]) -> GameState:
+def _game_state(dialect: Dialect, data: Mapping[str, Any]) -> GameState:
     moves = data.get("moves") or ""
     if not isinstance(moves, str):
         raise ValueError("moves is not a string")
-    # pychess increments are whole seconds; Lichess's are milliseconds.
-    increment_scale = 1000 if dialect == PYCHESS else 1
     winner = data.get("winner")
     return GameState(
         moves=tuple(moves.split()),
         wtime_ms=_milliseconds(data["wtime"]),
         btime_ms=_milliseconds(data["btime"]),
-        winc_ms=_milliseconds(data.get("winc", 0)) * increment_scale,
-        binc_ms=_milliseconds(data.get("binc", 0)) * increment_scale,
+        winc_ms=_milliseconds(data.get("winc", 0)) * dialect.increment_unit_ms,
+        binc_ms=_milliseconds(data.get("binc", 0)) * dialect.increment_unit_ms,
         status=str(data.get("status", "started")),
         winner=winner if winner in ("white", "black") else None,
         wdraw=_flag(data.get("wdraw", False), "wdraw"),

@@ -16,6 +16,7 @@ import pytest
 
 from bot.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
 from bot.config import Secret, ServerSettings
+from bot.dialect import LICHESS, PYCHESS
 from bot.events import (
     ChallengeGone,
     ChallengeReceived,
@@ -57,7 +58,7 @@ LICHESS_GAME_FULL = json.dumps({"type": "gameFull", "id": "g2", "variant": {"key
 
 
 def test_lichess_challenge_times_become_milliseconds() -> None:
-    event = parse_event_line("lichess", LICHESS_CHALLENGE)
+    event = parse_event_line(LICHESS, LICHESS_CHALLENGE)
     assert isinstance(event, ChallengeReceived)
     challenge = event.challenge
     assert (challenge.id, challenge.challenger, challenge.challenger_is_bot) == ("c1", "Bob", True)
@@ -66,7 +67,7 @@ def test_lichess_challenge_times_become_milliseconds() -> None:
 
 
 def test_pychess_challenge_without_challenger_id_uses_the_name() -> None:
-    event = parse_event_line("pychess", PYCHESS_CHALLENGE)
+    event = parse_event_line(PYCHESS, PYCHESS_CHALLENGE)
     assert isinstance(event, ChallengeReceived)
     assert event.challenge.challenger == "Alice"
     assert not event.challenge.challenger_is_bot
@@ -74,7 +75,7 @@ def test_pychess_challenge_without_challenger_id_uses_the_name() -> None:
 
 
 def test_pychess_increments_in_seconds_become_milliseconds_and_empty_fen_is_the_start() -> None:
-    event = parse_game_line("pychess", PYCHESS_GAME_FULL)
+    event = parse_game_line(PYCHESS, PYCHESS_GAME_FULL)
     assert isinstance(event, GameFull)
     assert event.initial_fen is None
     assert event.white.name == "mybot" and event.white.id is None
@@ -83,7 +84,7 @@ def test_pychess_increments_in_seconds_become_milliseconds_and_empty_fen_is_the_
 
 
 def test_lichess_increments_are_already_milliseconds_and_startpos_is_the_start() -> None:
-    event = parse_game_line("lichess", LICHESS_GAME_FULL)
+    event = parse_game_line(LICHESS, LICHESS_GAME_FULL)
     assert isinstance(event, GameFull)
     assert event.initial_fen is None and event.white.is_bot
     assert (event.base_ms, event.increment_ms, event.state.winc_ms) == (60_000, 1_000, 1_000)
@@ -93,14 +94,14 @@ def test_lichess_increments_are_already_milliseconds_and_startpos_is_the_start()
 def test_custom_start_fen_is_kept() -> None:
     fen = "rmbqkbmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQkq - 0 1"
     line = json.dumps({**json.loads(PYCHESS_GAME_FULL), "initialFen": fen})
-    event = parse_game_line("pychess", line)
+    event = parse_game_line(PYCHESS, line)
     assert isinstance(event, GameFull) and event.initial_fen == fen
 
 
 @pytest.mark.parametrize("line", [b"", b"\n", b'{"type":"ping"}'])
 def test_keep_alives_of_both_dialects_are_keep_alive_events(line: bytes) -> None:
-    assert parse_event_line("pychess", line) == KeepAlive()
-    assert parse_game_line("lichess", line) == KeepAlive()
+    assert parse_event_line(PYCHESS, line) == KeepAlive()
+    assert parse_game_line(LICHESS, line) == KeepAlive()
 
 
 @pytest.mark.parametrize(("line", "expected"), [
@@ -111,14 +112,14 @@ def test_keep_alives_of_both_dialects_are_keep_alive_events(line: bytes) -> None
     ('{"type":"somethingNew","x":1}', None),
 ])
 def test_event_stream_lines(line: str, expected: object) -> None:
-    assert parse_event_line("lichess", line) == expected
+    assert parse_event_line(LICHESS, line) == expected
 
 
 def test_game_stream_side_events() -> None:
-    assert parse_game_line("pychess", '{"type":"gameEnd","game":{"id":"g1"}}') == GameEnded()
-    assert parse_game_line("lichess", '{"type":"opponentGone","gone":true,"claimWinInSeconds":7}') == \
+    assert parse_game_line(PYCHESS, '{"type":"gameEnd","game":{"id":"g1"}}') == GameEnded()
+    assert parse_game_line(LICHESS, '{"type":"opponentGone","gone":true,"claimWinInSeconds":7}') == \
         OpponentGone(True, 7)
-    assert parse_game_line("lichess", '{"type":"chatLine","room":"player","username":"a","text":"hi"}') == \
+    assert parse_game_line(LICHESS, '{"type":"chatLine","room":"player","username":"a","text":"hi"}') == \
         ChatLine("player", "a", "hi")
 
 
@@ -126,13 +127,13 @@ def test_game_stream_side_events() -> None:
                                   b'{"type":"gameStart","game":{}}'])
 def test_malformed_lines_raise_malformed_line(line: bytes) -> None:
     with pytest.raises(MalformedLine):
-        parse_game_line("lichess", line)
-        parse_event_line("lichess", line)
+        parse_game_line(LICHESS, line)
+        parse_event_line(LICHESS, line)
 
 
 def test_game_state_with_terminal_status_is_over() -> None:
     line = '{"type":"gameState","moves":"","wtime":1,"btime":1,"winc":0,"binc":0,"status":"mate","winner":"white"}'
-    state = parse_game_line("lichess", line)
+    state = parse_game_line(LICHESS, line)
     assert isinstance(state, GameState) and state.is_over and state.winner == "white"
 
 

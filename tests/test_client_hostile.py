@@ -13,6 +13,7 @@ from test_client import TOKEN, FakeServer, Handler, answer, make_client, sequenc
 
 from bot.client import MAX_RETRY_AFTER_S, Client, ClientError, GameStreamLost, MoveOutcome, split_lines
 from bot.config import Secret, ServerSettings
+from bot.dialect import LICHESS, PYCHESS
 from bot.events import ChallengeReceived, ChatLine, GameStarted, GameState, OpponentGone
 from bot.wire import MalformedLine, parse_event_line, parse_game_line
 
@@ -53,7 +54,7 @@ HOSTILE_GAME_LINES = [
 @pytest.mark.parametrize("line", HOSTILE_GAME_LINES)
 def test_hostile_game_lines_are_malformed_lines(line: str) -> None:
     with pytest.raises(MalformedLine):
-        parse_game_line("lichess", line)
+        parse_game_line(LICHESS, line)
 
 
 HOSTILE_EVENT_LINES = [
@@ -71,17 +72,17 @@ HOSTILE_EVENT_LINES = [
 @pytest.mark.parametrize("line", HOSTILE_EVENT_LINES)
 def test_hostile_event_lines_are_malformed_lines(line: str) -> None:
     with pytest.raises(MalformedLine):
-        parse_event_line("pychess", line)
+        parse_event_line(PYCHESS, line)
 
 
 def test_booleans_sent_as_strings_mean_what_they_say() -> None:
     # pychess sends "chess960": "False"; bool("False") is True.
-    assert parse_game_line("pychess", state_line(wdraw="False", bdraw="False")) == \
+    assert parse_game_line(PYCHESS, state_line(wdraw="False", bdraw="False")) == \
         GameState((), 1000, 1000, 0, 0, "started", None, False, False)
-    assert parse_game_line("pychess", state_line(bdraw="True")) == \
+    assert parse_game_line(PYCHESS, state_line(bdraw="True")) == \
         GameState((), 1000, 1000, 0, 0, "started", None, False, True)
-    assert parse_game_line("lichess", '{"type":"opponentGone","gone":"False"}') == OpponentGone(False, None)
-    event = parse_event_line("pychess", '{"type":"challenge","challenge":{"id":"c1","rated":"False",'
+    assert parse_game_line(LICHESS, '{"type":"opponentGone","gone":"False"}') == OpponentGone(False, None)
+    event = parse_event_line(PYCHESS, '{"type":"challenge","challenge":{"id":"c1","rated":"False",'
                                         '"chess960":"False","timeControl":{"type":"clock","limit":60}}}')
     assert isinstance(event, ChallengeReceived) and event.challenge.rated is False
 

@@ -17,6 +17,7 @@ from bot.config import (
     load_token,
     parse_settings,
 )
+from bot.dialect import DIALECTS, PYCHESS
 from bot.engine.book import DEFAULT_BOOK
 
 ROOT_CONFIG = Path(__file__).resolve().parent.parent / "config.yml"
@@ -124,11 +125,11 @@ def test_times_in_the_file_are_seconds_and_log_level_is_case_insensitive() -> No
 
 
 def test_auto_dialect_picks_pychess_only_for_a_pychess_host(url: str, dialect: str) -> None:
-    assert ServerSettings(url=url).resolved_dialect == dialect
+    assert ServerSettings(url=url).resolved_dialect is DIALECTS[dialect]
 
 
 def test_explicit_dialect_wins_over_the_host() -> None:
-    assert ServerSettings(url="http://127.0.0.1:1", dialect="pychess").resolved_dialect == "pychess"
+    assert ServerSettings(url="http://127.0.0.1:1", dialect="pychess").resolved_dialect is PYCHESS
 
 
 def test_token_comes_from_the_environment_first(tmp_path: Path) -> None:

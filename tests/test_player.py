@@ -12,6 +12,7 @@ import chess
 
 from bot.client import ClientError, MoveOutcome
 from bot.config import EngineSettings, GameSettings, Settings
+from bot.dialect import PYCHESS
 from bot.engine import Limits, SearchResult
 from bot.events import GameEnded, GameFull, GameState, GameStreamEvent, Player, ReportedResult
 from bot.game import Result
@@ -27,8 +28,7 @@ def full(moves: tuple[str, ...]) -> GameFull:
 class ScriptedClient:
     """Game stream lines from a queue; move posts answered from a script."""
 
-    dialect = "pychess"
-    has_round_socket = False
+    dialect = PYCHESS
 
     def __init__(self, answers: list[MoveOutcome], after_interrupt: GameFull) -> None:
         self.lines: queue.Queue[GameStreamEvent | None] = queue.Queue()

@@ -17,6 +17,7 @@ import pytest
 from bot import round_fallback
 from bot.client import Client, MoveOutcome
 from bot.config import EngineSettings, GameSettings, Secret, ServerSettings, Settings
+from bot.dialect import PYCHESS
 from bot.engine import Limits, SearchResult
 from bot.events import GameFull, GameState, GameStreamEvent, KeepAlive, Player, ReportedResult, RoundBoard
 from bot.game import Game, Result
@@ -154,8 +155,7 @@ class RefusedClient:
     """A pychess client whose game stream is refused until the test sends a line; round boards
     and refusals from the test, move posts noted."""
 
-    dialect = "pychess"
-    has_round_socket = True
+    dialect = PYCHESS
 
     def __init__(self) -> None:
         self.lines: queue.Queue[GameStreamEvent | str] = queue.Queue()

@@ -16,6 +16,7 @@ import pytest
 import bot.runner
 from bot.client import Backoff, ClientError
 from bot.config import BotSettings, ChallengeSettings, GameSettings, ServerSettings, Settings
+from bot.dialect import LICHESS
 from bot.events import (
     Challenge,
     ChallengeReceived,
@@ -34,8 +35,7 @@ from bot.runner import Runner
 class ScriptedClient:
     """An event stream and game streams fed from queues; answers to challenges noted."""
 
-    dialect = "lichess"
-    has_round_socket = False
+    dialect = LICHESS
 
     def __init__(self, settings: ServerSettings, fail_events: bool = False) -> None:
         self.settings = settings

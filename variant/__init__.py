@@ -15,13 +15,14 @@ from variant.board import (
     ROYAL_KNIGHT,
     STARTING_BOARD_FEN,
     STARTING_FEN,
+    GameMoveError,
     KnightmateBoard,
     insufficient_material,
 )
 from variant.perft import perft
 
-__all__ = ["COMMONER", "ROYAL_KNIGHT", "STARTING_BOARD_FEN", "STARTING_FEN", "KnightmateBoard", "insufficient_material",
-           "perft"]
+__all__ = ["COMMONER", "ROYAL_KNIGHT", "STARTING_BOARD_FEN", "STARTING_FEN", "GameMoveError", "KnightmateBoard",
+           "insufficient_material", "perft"]
 
 if KnightmateBoard not in chess.variant.VARIANTS:
     chess.variant.VARIANTS.append(KnightmateBoard)

@@ -18,8 +18,8 @@ patched, so standard boards in the same process keep playing standard chess.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import ClassVar
+from collections.abc import Iterable, Iterator
+from typing import ClassVar, Self
 
 import chess
 from chess import (
@@ -246,7 +246,6 @@ class KnightmateBoard(chess.Board):
         except ValueError as error:
             raise type(error)(str(error).replace(repr(internal), repr(uci))) from None
 
-
     def parse_game_move(self, uci: str) -> Move:
         """Parses a move a player made in a game: :meth:`parse_uci`, except that the null move
         ``0000`` (which python-chess parses, and which would silently hand the turn over) is illegal.
@@ -257,6 +256,44 @@ class KnightmateBoard(chess.Board):
         if not move:
             raise chess.IllegalMoveError(f"the null move {uci!r} is not a move in a game")
         return move
+
+    @classmethod
+    def replay(cls, initial_fen: str | None, moves: Iterable[str]) -> Self:
+        """The board of a game that started at *initial_fen* (``None``: the standard start) after
+        *moves*, its moves in UCI notation: the one way the bot, its engines and the sandbox turn a
+        server's move list into a position. Every move is checked by :meth:`parse_game_move`.
+
+        :raises: :exc:`ValueError` if *initial_fen* is not a Knightmate position (see :meth:`set_fen`),
+            :exc:`GameMoveError` naming the first move that cannot be played.
+        """
+        board = cls(initial_fen or STARTING_FEN)
+        board.push_game_moves(moves)
+        return board
+
+    def push_game_moves(self, moves: Iterable[str], *, first_index: int = 0) -> None:
+        """Plays *moves* (UCI) after this position, each checked by :meth:`parse_game_move`.
+
+        :param first_index: the index the first of *moves* has in the whole game, for the error.
+        :raises: :exc:`GameMoveError` at the first move that cannot be played; the moves before it
+            stay played.
+        """
+        for index, uci in enumerate(moves, first_index):
+            try:
+                move = self.parse_game_move(uci)
+            except ValueError as error:
+                raise GameMoveError(index, uci, str(error)) from None
+            self.push(move)
+
+
+class GameMoveError(chess.IllegalMoveError):
+    """A move of a game's move list that cannot be played here; says which (index and text) and why."""
+
+    def __init__(self, index: int, uci: str, reason: str) -> None:
+        # Both texts come from a server or a GUI: a hostile kilobyte "move" is cut, not logged whole.
+        reason = reason if len(reason) <= 160 else reason[:157] + "..."
+        super().__init__(f"move {index + 1} ({uci[:20]!r}) of the move list cannot be played: {reason}")
+        self.index = index       # counted from 0: the ply before which the game's list went wrong
+        self.uci = uci
 
 
 def insufficient_material(ours: Bitboard, occupied: Bitboard, bishops: Bitboard, royals: Bitboard) -> bool:

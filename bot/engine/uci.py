@@ -35,7 +35,7 @@ from bot.engine import build
 from bot.engine.book import DEFAULT_BOOK, BookError, OpeningBook, check_book_file
 from bot.engine.clock import Limits, Ponder
 from bot.engine.search import Engine, SearchResult
-from variant import KnightmateBoard
+from variant import GameMoveError, KnightmateBoard
 
 logger = logging.getLogger(__name__)
 
@@ -184,20 +184,17 @@ class UciSession:
         else:
             setup, moves = arguments, []
         if setup == ["startpos"]:
-            board = KnightmateBoard()
+            fen = None
         elif setup[0] == "fen" and len(setup) > 1:
-            try:
-                board = KnightmateBoard(" ".join(setup[1:]))
-            except ValueError as error:
-                raise UciError(f"bad fen: {error}") from None
+            fen = " ".join(setup[1:])
         else:
             raise UciError(f"expected 'startpos' or 'fen <fen>', got {' '.join(setup)!r}")
-        for text in moves:
-            try:
-                board.push(board.parse_game_move(text))
-            except ValueError as error:
-                raise UciError(f"position ignored, move {text!r} after {board.fen()!r}: {error}") from None
-        self.board = board
+        try:
+            self.board = KnightmateBoard.replay(fen, moves)
+        except GameMoveError as error:
+            raise UciError(f"position ignored, {error}") from None
+        except ValueError as error:
+            raise UciError(f"bad fen: {error}") from None
 
     def _go(self, arguments: list[str]) -> None:
         if not self._idle.is_set():

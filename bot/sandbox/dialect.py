@@ -57,6 +57,8 @@ class Dialect:
     lichess_extras: ClassVar[bool]
     #: Whether chat lines are delivered to bot players' game streams.
     chat_reaches_bots: ClassVar[bool]
+    #: Whether a player who resigns is told the game is over (pychess sends the resigner no ``gameEnd``).
+    resignation_ends_stream: ClassVar[bool]
 
     def __init__(self, base_url: str = "") -> None:
         self.base_url = base_url
@@ -115,6 +117,7 @@ class Lichess(Dialect):
     streams_linger = False
     lichess_extras = True
     chat_reaches_bots = True
+    resignation_ends_stream = True
 
     def account(self, account: Account) -> JsonObject:
         body: JsonObject = {
@@ -219,6 +222,7 @@ class Pychess(Dialect):
     streams_linger = True
     lichess_extras = False
     chat_reaches_bots = False
+    resignation_ends_stream = False
 
     #: The header a pychess event stream must carry.
     capabilities_header = "X-PyChess-Bot-Capabilities"

@@ -417,7 +417,7 @@ class World:
             if game.over:
                 return self._too_late(game)
             game.finish("resign", not color)
-            self._game_ended(game, skip=account if isinstance(self.dialect, Pychess) else None)
+            self._game_ended(game, skip=None if self.dialect.resignation_ends_stream else account)
             return OK
 
     def abandon(self, account: Account, game_id: str) -> None:
