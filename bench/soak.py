@@ -184,14 +184,6 @@ class BotProcess:
 
 # -- one game --------------------------------------------------------------------------------------
 
-def true_result(record: GameRecord) -> str:
-    if record.winner == "white":
-        return "1-0"
-    if record.winner == "black":
-        return "0-1"
-    return "*" if record.status in ("aborted", "noStart") else "1/2-1/2"
-
-
 def ms_per_move(record: GameRecord, base_ms: int, increment_ms: int) -> float | None:
     """The bot's clock spent per charged move (the first two plies are not charged)."""
     bot_white = record.white == BOT
@@ -234,7 +226,7 @@ def play_one(sandbox: Sandbox, bot: BotProcess, directory: Path, args: argparse.
     written = pgn.read_text().split('[Result "')[1].split('"')[0] if pgn.exists() else "missing"
     bot_color = chess.WHITE if record.white == BOT else chess.BLACK
     lost_on_time = record.status in ("outoftime", "timeout") and record.winner == ("black" if bot_color else "white")
-    return Played(game_id, time.monotonic() - started, record.status, lost_on_time, written, true_result(record),
+    return Played(game_id, time.monotonic() - started, record.status, lost_on_time, written, record.result,
                   ms_per_move(record, args.base * 1000, args.increment * 1000))
 
 

@@ -14,7 +14,7 @@ import pytest
 import yaml
 from engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish
 from test_bot_e2e_process import GOODBYE, start_bot, stop, write_config
-from test_bot_e2e_support import BOT, make_sandbox, play, true_result
+from test_bot_e2e_support import BOT, make_sandbox, play
 
 from bot.sandbox import GameRecord, Sandbox
 
@@ -59,38 +59,42 @@ def said_goodbye(record: GameRecord) -> bool:
     return any(line.username == BOT and line.text == GOODBYE for line in record.chat)
 
 
+def killed_mid_game(sandbox: Sandbox, directory: Path, engine: str | None, *, limit_s: int,
+                    moves: int) -> tuple[Path, Path, str]:
+    """Starts the bot, has it play a game, and kills it (SIGKILL) right after its *moves*-th move:
+    the random mover answers at once, so the game waits on the bot. The config, log and game id."""
+    config = crash_config(sandbox, directory, engine)
+    log = directory / "bot.log"
+    first = start_bot(sandbox, config, log)
+    try:
+        game_id = play(sandbox, color="white", limit_s=limit_s, increment_s=1)
+        sandbox.wait_game(game_id, lambda game: bot_moves(game) >= moves or game.over, timeout=60,
+                          what=f"{moves} moves by the bot")
+    finally:
+        first.kill()
+        first.wait(timeout=10)
+    assert not sandbox.game(game_id).over, "the game ended before the kill; the test proves nothing"
+    return config, log, game_id
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_killed_after_a_move_and_refused_its_stream_for_6_s_the_bot_moves_in_time_from_the_round_socket(
         pychess: Sandbox, tmp_path: Path, engine: str | None) -> None:
-    config = crash_config(pychess, tmp_path, engine)
-    log = tmp_path / "bot.log"
-    first = start_bot(pychess, config, log)
+    config, log, game_id = killed_mid_game(pychess, tmp_path, engine, limit_s=15, moves=4)
+    record = pychess.game(game_id)
+    pychess.faults.refuse_game_stream(game_id, STALE_STREAM_S)
+    streams_before_restart = pychess.connections("game", BOT, game_id)
+    restarted_at = time.monotonic()
+    second = start_bot(pychess, config, log)
     try:
-        game_id = play(pychess, color="white", limit_s=15, increment_s=1)
-        # Killed right after its fourth move: the random mover answers at once, so the bot
-        # comes back on its own move.
-        record = pychess.wait_game(game_id, lambda game: bot_moves(game) >= 4 or game.over, timeout=60,
-                                   what="four moves by the bot")
-        first.kill()
-        first.wait(timeout=10)
-        record = pychess.game(game_id)
-        assert not record.over, "the game ended before the kill; the test proves nothing"
-        pychess.faults.refuse_game_stream(game_id, STALE_STREAM_S)
-        streams_before_restart = pychess.connections("game", BOT, game_id)
-        restarted_at = time.monotonic()
-        second = start_bot(pychess, config, log)
-        try:
-            moved = pychess.wait_game(game_id, lambda game: bot_moves(game) > bot_moves(record) or game.over,
-                                      timeout=20, what="the bot's first move after the restart")
-            first_move_s = time.monotonic() - restarted_at
-            record = pychess.wait_game_over(game_id, timeout=120)
-            pychess.wait_game(game_id, said_goodbye, timeout=20, what="the goodbye after the PGN")
-            reconnected = pychess.connections("game", BOT, game_id)
-        finally:
-            code, _ = stop(second)
+        moved = pychess.wait_game(game_id, lambda game: bot_moves(game) > bot_moves(record) or game.over,
+                                  timeout=20, what="the bot's first move after the restart")
+        first_move_s = time.monotonic() - restarted_at
+        record = pychess.wait_game_over(game_id, timeout=120)
+        pychess.wait_game(game_id, said_goodbye, timeout=20, what="the goodbye after the PGN")
+        reconnected = pychess.connections("game", BOT, game_id)
     finally:
-        if first.poll() is None:
-            first.kill()
+        code, _ = stop(second)
     text = log.read_text(errors="replace")
     assert code == 0, text[-3000:]
     # The first move went out while the stream was still refused: read from the round socket.
@@ -106,41 +110,30 @@ def test_killed_after_a_move_and_refused_its_stream_for_6_s_the_bot_moves_in_tim
     assert all(post.accepted for post in record.posts if post.username == BOT)
     assert not [post for post in record.duplicate_posts if post.username == BOT]
     assert not bot_lost_on_time(record), record.status
-    assert pgn_result(tmp_path, game_id) == true_result(record) != "*"
+    assert pgn_result(tmp_path, game_id) == record.result != "*"
     assert game_id not in (tmp_path / "state.json").read_text()
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_game_the_opponent_ended_while_the_bot_was_down_gets_its_pgn_at_once_and_the_next_challenge_is_accepted(
         pychess: Sandbox, tmp_path: Path, engine: str | None) -> None:
-    config = crash_config(pychess, tmp_path, engine)
-    log = tmp_path / "bot.log"
-    first = start_bot(pychess, config, log)
+    config, log, game_id = killed_mid_game(pychess, tmp_path, engine, limit_s=60, moves=3)
+    pychess.resign(game_id, "randy")     # the stream of a finished game: 200 + 409 for ever
+    restarted_at = time.monotonic()
+    second = start_bot(pychess, config, log)
     try:
-        game_id = play(pychess, color="white", limit_s=60, increment_s=1)
-        pychess.wait_game(game_id, lambda game: bot_moves(game) >= 3 or game.over, timeout=60,
-                          what="three moves by the bot")
-        first.kill()
-        first.wait(timeout=10)
-        pychess.resign(game_id, "randy")     # the stream of a finished game: 200 + 409 for ever
-        restarted_at = time.monotonic()
-        second = start_bot(pychess, config, log)
-        try:
-            pychess.wait_game(game_id, said_goodbye, timeout=10 - (time.monotonic() - restarted_at),
-                              what="the PGN and goodbye within 10 s of the restart")
-            # concurrency 1: the slot is free again.
-            next_game = play(pychess, color="white", limit_s=60, increment_s=1)
-            pychess.wait_moves(next_game, 2, timeout=30)
-        finally:
-            code, _ = stop(second)
+        pychess.wait_game(game_id, said_goodbye, timeout=10 - (time.monotonic() - restarted_at),
+                          what="the PGN and goodbye within 10 s of the restart")
+        # concurrency 1: the slot is free again.
+        next_game = play(pychess, color="white", limit_s=60, increment_s=1)
+        pychess.wait_moves(next_game, 2, timeout=30)
     finally:
-        if first.poll() is None:
-            first.kill()
+        code, _ = stop(second)
     text = log.read_text(errors="replace")
     assert code == 0, text[-3000:]
     record = pychess.game(game_id)
     assert record.status == "resign"
-    assert pgn_result(tmp_path, game_id) == true_result(record) == ("1-0" if record.white == BOT else "0-1")
+    assert pgn_result(tmp_path, game_id) == record.result == ("1-0" if record.white == BOT else "0-1")
     assert "Termination \"normal\"" in (tmp_path / "games" / f"{game_id}.pgn").read_text()
 
 

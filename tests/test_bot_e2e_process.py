@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_bot_e2e_support import BOT, TOKEN, make_sandbox, play, true_result
+from test_bot_e2e_support import BOT, TOKEN, make_sandbox, play
 
 from bot.sandbox import Sandbox
 
@@ -100,7 +100,7 @@ def test_bot_killed_mid_game_and_restarted_finishes_the_game(sandbox: Sandbox, t
     assert record.winner in (None, "white" if record.white == BOT else "black"), record.status
     assert pgn.exists(), text[-3000:]
     written = pgn.read_text().split('[Result "')[1].split('"')[0]
-    assert written in (true_result(record), "*" if sandbox.dialect.name == "pychess" else true_result(record))
+    assert written in (record.result, "*" if sandbox.dialect.name == "pychess" else record.result)
     assert game_id not in (tmp_path / "state.json").read_text()
     assert f"game {game_id}: unfinished at the last stop; reopening it" in text
     assert TOKEN not in text

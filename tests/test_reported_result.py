@@ -84,12 +84,18 @@ def client_for(url: str, dialect: str = "pychess") -> Client:
     return Client(settings, Secret("tok-mybot"))
 
 
-def resigned_game(sandbox: Sandbox) -> str:
-    cid = sandbox.challenge("randy", "mybot", limit_s=60, increment_s=0, color="white")
+def accepted_game(sandbox: Sandbox, increment_s: int = 0) -> tuple[Client, str]:
+    """A game of randy (white) against the bot, accepted by the bot's client."""
+    cid = sandbox.challenge("randy", "mybot", limit_s=60, increment_s=increment_s, color="white")
     client = client_for(sandbox.url)
     client.accept(cid)
     game_id = sandbox.game_of_challenge(cid)
     assert game_id is not None
+    return client, game_id
+
+
+def resigned_game(sandbox: Sandbox) -> str:
+    _, game_id = accepted_game(sandbox)
     sandbox.resign(game_id, "randy")
     return game_id
 
@@ -100,11 +106,7 @@ def test_the_round_socket_tells_how_a_game_ended(pychess: Sandbox) -> None:
 
 
 def test_the_round_board_shows_every_move_and_both_clocks_now(pychess: Sandbox) -> None:
-    cid = pychess.challenge("randy", "mybot", limit_s=60, increment_s=2, color="white")
-    client = client_for(pychess.url)
-    client.accept(cid)
-    game_id = pychess.game_of_challenge(cid)
-    assert game_id is not None
+    client, game_id = accepted_game(pychess, increment_s=2)
     pychess.wait_moves(game_id, 1, timeout=10)
     for plies, uci in ((3, "e7e5"), (5, "d7d5")):          # the bot's moves; randy answers each at once
         client.post_move(game_id, uci)
@@ -122,11 +124,7 @@ def test_the_lichess_client_has_no_round_board_to_read() -> None:
 
 
 def test_a_game_still_playing_is_reported_as_started(pychess: Sandbox) -> None:
-    cid = pychess.challenge("randy", "mybot", limit_s=60, increment_s=0, color="white")
-    client = client_for(pychess.url)
-    client.accept(cid)
-    game_id = pychess.game_of_challenge(cid)
-    assert game_id is not None
+    client, game_id = accepted_game(pychess)
     reported = client.reported_result(game_id)
     assert (reported.status, reported.result, reported.is_over) == ("started", "*", False)
 

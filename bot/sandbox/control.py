@@ -47,6 +47,14 @@ class GameRecord:
     btime_ms: int
     clocks_after_ms: list[int]
 
+    @property
+    def result(self) -> str:
+        """The game's true result as a PGN says it: "1-0", "0-1", "1/2-1/2", or "*" for a game
+        aborted or never started (and one still on)."""
+        if self.winner is not None:
+            return "1-0" if self.winner == "white" else "0-1"
+        return "*" if not self.over or self.status in ("aborted", "noStart") else "1/2-1/2"
+
     @classmethod
     def of(cls, game: Game) -> GameRecord:
         times = game.times
