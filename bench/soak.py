@@ -54,6 +54,8 @@ FAULTS = ("drop", "silence", "move-502", "restart")
 FAULT_AT_PLY = 10
 #: pychess counts a killed process's stream open this long after a restart.
 STALE_STREAM_S = 6.0
+#: Challenges in a row the bot may decline before the run stops.
+CHALLENGE_ATTEMPTS = 3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -206,10 +208,17 @@ def inject(fault: str, sandbox: Sandbox, bot: BotProcess, game_id: str) -> None:
 
 
 def play_one(sandbox: Sandbox, bot: BotProcess, directory: Path, args: argparse.Namespace, index: int,
-             started: float) -> Played:
-    cid = sandbox.challenge(OPPONENT, BOT, limit_s=args.base, increment_s=args.increment)
-    if sandbox.wait_challenge_answered(cid, timeout=120) != "accepted":
-        raise RuntimeError(f"challenge {cid} not accepted: {sandbox.decline_reason(cid)}")
+             started: float, declines: list[str]) -> Played:
+    for _ in range(CHALLENGE_ATTEMPTS):
+        cid = sandbox.challenge(OPPONENT, BOT, limit_s=args.base, increment_s=args.increment)
+        answer = sandbox.wait_challenge_answered(cid, timeout=120)
+        if answer == "accepted":
+            break
+        # A decline right after a game is a finding (the slot was not free yet), not the end of the run.
+        print(f"challenge {cid} {answer}: {sandbox.decline_reason(cid)}", flush=True)
+        declines.append(cid)
+    else:
+        raise RuntimeError(f"{CHALLENGE_ATTEMPTS} challenges in a row not accepted")
     game_id = sandbox.game_of_challenge(cid)
     assert game_id is not None
     timeout_s = 4 * (args.base + 200 * args.increment) + 120
@@ -245,7 +254,8 @@ def per_hour(points: list[tuple[float, float]]) -> float:
     return 3600 * sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
 
 
-def report(args: argparse.Namespace, samples: list[Sample], games: list[Played], restarts: int) -> None:
+def report(args: argparse.Namespace, samples: list[Sample], games: list[Played], restarts: int,
+           declines: int) -> None:
     warm = [s for s in samples if s.at_s >= args.warmup_min * 60] or samples
     print(f"\nsoak: {args.dialect}, {'engine ' + args.engine if args.engine else 'built-in engine'}, "
           f"{args.base}+{args.increment}, {'with' if args.faults else 'without'} faults, "
@@ -253,7 +263,7 @@ def report(args: argparse.Namespace, samples: list[Sample], games: list[Played],
     unresolved = [game for game in games if game.pgn_result in ("*", "missing")]
     wrong = [game for game in games if game.pgn_result not in ("*", "missing", game.true_result)]
     print(f"games {len(games)}  lost on time {sum(game.lost_on_time for game in games)}  "
-          f"'*' or no PGN {len(unresolved)}  PGN result wrong {len(wrong)}")
+          f"'*' or no PGN {len(unresolved)}  PGN result wrong {len(wrong)}  challenges declined {declines}")
     for game in unresolved + wrong:
         print(f"  game {game.game_id}: {game.status}, PGN {game.pgn_result}, true {game.true_result}")
     if not warm:
@@ -287,6 +297,7 @@ def main() -> None:
     args = parser.parse_args()
     games: list[Played] = []
     samples: list[Sample] = []
+    declines: list[str] = []
     with tempfile.TemporaryDirectory(prefix="knightmate-soak-") as temporary, \
             Sandbox(args.dialect, seed=11) as sandbox:
         directory = Path(temporary)
@@ -312,7 +323,7 @@ def main() -> None:
         thread.start()
         try:
             while time.monotonic() < end:
-                played = play_one(sandbox, bot, directory, args, len(games), started)
+                played = play_one(sandbox, bot, directory, args, len(games), started, declines)
                 games.append(played)
                 print(f"{played.ended_at_s / 60:6.1f} min  game {len(games):4d} {played.game_id}: {played.status:10} "
                       f"PGN {played.pgn_result:7} true {played.true_result:7} "
@@ -324,7 +335,7 @@ def main() -> None:
             if taken is not None:
                 samples.append(taken)
             code = bot.stop()
-            report(args, samples, games, bot.restarts)
+            report(args, samples, games, bot.restarts, len(declines))
             log_lines = (directory / "bot.log").read_text(errors="replace").splitlines()
             errors = sum(1 for line in log_lines if "ERROR" in line or "Traceback" in line)
             print(f"bot exit code {code}; log lines with ERROR or Traceback: {errors}")

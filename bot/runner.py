@@ -271,8 +271,10 @@ class Runner:
                     "as soon as a game ends", game_id, playing)
 
     def _on_done(self, game_id: str, result: Result | None) -> None:
-        self.state.remove(game_id)
         with self._lock:
+            # Under the lock, as one step: a challenge decided meanwhile sees the slot still taken
+            # and the game still in the state file, or the slot free and the game gone from both.
+            self.state.remove(game_id)
             self._players.pop(game_id, None)
             engine = self._game_engines.pop(game_id, None)
             self._done[game_id] = result
