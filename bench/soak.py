@@ -1,14 +1,17 @@
 """A long run of the real bot: ``knightmate-bot run`` as a process against the sandbox, game after game.
 
     python bench/soak.py [--dialect pychess] [--minutes 30] [--engine /usr/games/fairy-stockfish]
-                         [--faults] [--base 20] [--increment 1] [--sample-s 20] [--warmup-min 5]
+                         [--faults] [--restart-every 4] [--base 20] [--increment 1] [--sample-s 20]
+                         [--warmup-min 5] [--log bot.log]
 
 The sandbox runs in this process with a random-moving opponent that challenges the bot again as
 soon as a game ends; the bot runs as ``python -m bot.cli run`` with a config of its own (the
 built-in engine, or ``--engine`` as ``engine.command``). With ``--faults`` every game meets one
 fault at its tenth ply, in turn: its game stream cut, its game stream silent for 5 s, two 502s
-on the bot's move post, and every fourth game the bot process killed (SIGKILL) and started again,
-with pychess's 200 + raw 409 on the game stream for 6 s after the restart.
+on the bot's move post. With ``--restart-every N`` every Nth game instead has the bot process
+killed (SIGKILL) at that ply and started again, with pychess's 200 + raw 409 on the game stream
+for 6 s after the restart. Growth per hour is a leak's measure only in a run without restarts
+(each restart starts a fresh process); one with them shows how the bot survives them.
 
 Every ``--sample-s`` seconds it reads /proc for the bot's process tree: the main process's
 resident memory, open file descriptors and threads, the number of its descendant processes
@@ -49,8 +52,8 @@ from bot.sandbox import GameRecord, Sandbox
 BOT = "soakbot"
 TOKEN = "tok-soak"
 OPPONENT = "randy"
-#: The faults of ``--faults``, one per game in turn; the restart comes every len(FAULTS) games.
-FAULTS = ("drop", "silence", "move-502", "restart")
+#: The faults of ``--faults``, one per game in turn.
+FAULTS = ("drop", "silence", "move-502")
 FAULT_AT_PLY = 10
 #: pychess counts a killed process's stream open this long after a restart.
 STALE_STREAM_S = 6.0
@@ -222,10 +225,11 @@ def play_one(sandbox: Sandbox, bot: BotProcess, directory: Path, args: argparse.
     game_id = sandbox.game_of_challenge(cid)
     assert game_id is not None
     timeout_s = 4 * (args.base + 200 * args.increment) + 120
-    if args.faults:
+    restart = args.restart_every > 0 and index % args.restart_every == args.restart_every - 1
+    if args.faults or restart:
         record = sandbox.wait_moves(game_id, FAULT_AT_PLY, timeout=timeout_s)
         if not record.over:
-            inject(FAULTS[index % len(FAULTS)], sandbox, bot, game_id)
+            inject("restart" if restart else FAULTS[index % len(FAULTS)], sandbox, bot, game_id)
     record = sandbox.wait_game_over(game_id, timeout=timeout_s)
     pgn = directory / "games" / f"{game_id}.pgn"
     deadline = time.monotonic() + 30
@@ -259,6 +263,7 @@ def report(args: argparse.Namespace, samples: list[Sample], games: list[Played],
     warm = [s for s in samples if s.at_s >= args.warmup_min * 60] or samples
     print(f"\nsoak: {args.dialect}, {'engine ' + args.engine if args.engine else 'built-in engine'}, "
           f"{args.base}+{args.increment}, {'with' if args.faults else 'without'} faults, "
+          f"restart every {args.restart_every or 'never'} games, "
           f"{(samples[-1].at_s if samples else 0) / 60:.1f} min, {restarts} restarts")
     unresolved = [game for game in games if game.pgn_result in ("*", "missing")]
     wrong = [game for game in games if game.pgn_result not in ("*", "missing", game.true_result)]
@@ -288,13 +293,16 @@ def main() -> None:
     parser.add_argument("--dialect", choices=("lichess", "pychess"), default="pychess")
     parser.add_argument("--minutes", type=float, default=30.0)
     parser.add_argument("--engine", help="an external UCI engine as engine.command (default: the built-in one)")
-    parser.add_argument("--faults", action="store_true", help="one fault per game, a kill and restart every fourth")
+    parser.add_argument("--faults", action="store_true", help="one fault per game: a cut or silent stream, 502s")
+    parser.add_argument("--restart-every", type=int, default=0, metavar="N",
+                        help="kill (SIGKILL) and restart the bot in every Nth game; 0: never")
     parser.add_argument("--base", type=int, default=20, help="base time, seconds")
     parser.add_argument("--increment", type=int, default=1, help="increment, seconds")
     parser.add_argument("--sample-s", type=float, default=20.0)
     parser.add_argument("--warmup-min", type=float, default=5.0)
     parser.add_argument("--log", type=Path, help="keep the bot's log here (it is deleted with the run otherwise)")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))   # stop the bot on the way out
     games: list[Played] = []
     samples: list[Sample] = []
     declines: list[str] = []
