@@ -1,9 +1,11 @@
 """Plays one game: the glue between its stream, its :class:`~bot.game.Game`, the search pool and the client.
 
 Two threads per game. The reader turns the game stream into messages in an inbox (and marks the
-game over the moment the stream says so, which stops any move retry at once). The player thread
-alone owns the :class:`Game` and everything below; it waits for the next message or the next
-one-shot deadline (:mod:`bot.deadlines`), whichever comes first, and never spins.
+game over the moment the stream says so, which stops any move retry at once); while pychess
+refuses the stream, it reads the round socket instead (:mod:`bot.round_fallback`) and hands the
+board on as a message too. The player thread alone owns the :class:`Game` and everything below;
+it waits for the next message or the next one-shot deadline (:mod:`bot.deadlines`), whichever
+comes first, and never spins.
 
 The player thread is a small state machine. Its :class:`Phase`::
 
