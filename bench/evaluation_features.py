@@ -4,7 +4,7 @@
 counts (material, piece-square entries, mobility, checks, pawn structure), blends the two sums
 by the game phase and adds the tempo bonus. :func:`features` returns those counts for a board,
 and :func:`score` multiplies them by a vector of numbers and blends them the same way, so that
-``score(current_values(), features(board)) == evaluate(board, base_terms(board), {})`` exactly
+``score(current_values(), features(board)) == evaluate(Position.from_board(board), {})`` exactly
 (``tests/test_evaluation_features.py`` checks this on many positions, so the two cannot drift).
 A fit then only multiplies a fixed matrix by a changing vector, which takes milliseconds.
 
@@ -32,6 +32,7 @@ import chess
 from chess import BB_DIAG_ATTACKS, BB_DIAG_MASKS, BB_FILES, BB_KING_ATTACKS, BB_KNIGHT_ATTACKS, Bitboard
 
 from bot.engine import evaluation as ev
+from bot.engine.constants import signed
 
 #: Pieces with a shaped piece-square table (``_table(step, ranks)``), by python-chess type.
 SHAPED_TABLES = {
@@ -186,13 +187,16 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
                    add: _Adder) -> None:
     """The counts behind ``evaluation._side_terms`` for one side."""
     all_pawns, all_commoners, all_bishops, all_rooks, all_queens, royals = pieces
-    not_own = ~own
+    # The evaluation's attack functions take and give the engine's signed bitboards; masked with
+    # the unsigned not_own, what they give is python-chess's again.
+    not_own = ~own & chess.BB_ALL
+    engine_occupied = signed(occupied)
     enemy_royal = royals & enemy
     threatened = bool(enemy_royal and (all_queens | all_rooks | all_commoners) & own)
     target = enemy_royal.bit_length() - 1
     files_and_ranks = diagonals = steps = 0
     if threatened:
-        files_and_ranks = ev._rook_attacks(target, occupied) & not_own
+        files_and_ranks = ev._rook_attacks(target, engine_occupied) & not_own
         diagonals = BB_DIAG_ATTACKS[target][BB_DIAG_MASKS[target] & occupied] & not_own
         steps = BB_KING_ATTACKS[target] & not_own
 
@@ -213,7 +217,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
             add(("BISHOP_CHECK_PENALTY",), (reach & diagonals).bit_count(), 0)
     own_pawns = all_pawns & own
     for square in chess.scan_forward(all_rooks & own):
-        reach = ev._rook_attacks(square, occupied) & not_own
+        reach = ev._rook_attacks(square, engine_occupied) & not_own
         mobility = reach.bit_count() - ev.ROOK_MOBILITY[2]
         add(("ROOK_MOBILITY", "0"), mobility, 0)
         add(("ROOK_MOBILITY", "1"), 0, mobility)
@@ -225,7 +229,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
         if threatened:
             add(("ROOK_CHECK_PENALTY",), (reach & files_and_ranks).bit_count(), 0)
     for square in chess.scan_forward(all_queens & own):
-        reach = ev._queen_attacks(square, occupied) & not_own
+        reach = ev._queen_attacks(square, engine_occupied) & not_own
         mobility = reach.bit_count() - ev.QUEEN_MOBILITY[2]
         add(("QUEEN_MOBILITY", "0"), mobility, 0)
         add(("QUEEN_MOBILITY", "1"), 0, mobility)

@@ -1,20 +1,32 @@
-"""Engine speed, compiled against pure Python: nodes per second and time to depth on fixed positions.
+"""Engine speed: time to a fixed depth and nodes per second on fixed positions, compiled against
+pure Python, and this install against another one.
 
     python bench/search.py [--depth 6 | --movetime 400] [--hash 64] [--build compiled|pure]
+                           [--baseline /other/worktree/.venv/bin/python [--rounds 3]]
 
 Each position is searched to a fixed depth from an empty hash table, or with ``--movetime`` for
 that many milliseconds, which shows the depth a move of a real game reaches (at 10+0.1 the
 engine spends 0.3-0.9 s on a middlegame move).
 
-By default the same positions are searched twice in one run, each in a fresh child process of
-this script: once by the installed build (compiled by mypyc, when it is) and once by the pure-Python
-sources (``KNIGHTMATE_BOT_PURE=1``, which makes :mod:`bot.engine.build` import the ``.py`` files
-beside the compiled modules: the same code, not a copy). It prints both, the speed ratio, and,
+Every measurement runs in a fresh child process of this script. By default the installed build
+(compiled by mypyc, when it is) and the pure-Python sources (``KNIGHTMATE_BOT_PURE=1``, which
+makes :mod:`bot.engine.build` import the ``.py`` files beside the compiled modules: the same
+code, not a copy) each search the positions once; the script prints both, the speed ratio, and,
 at a fixed depth, whether both builds searched exactly the same nodes (they must: the compiled
 build is the same source). CPU seconds are printed beside wall seconds: on a shared machine they
-are the steadier figure, and the ratio is taken from them. ``--build`` runs one build only.
+are the steadier figure, and the ratios are taken from them. ``--build`` runs one build only.
 
-This is a benchmark, not a test: it prints figures; it exits 1 only when node counts differ.
+``--baseline PYTHON`` also measures the compiled build of another install of the engine (say a
+worktree of an older commit with its own virtual environment): this script runs under that
+interpreter, which imports that install's engine. The builds take turns, ``--rounds`` times,
+so that the machine's load falls on all of them alike, and each position's best (least) CPU
+time over the rounds is kept. Then the time to depth of the baseline over this install's is
+printed. Nodes per second of two installs compare only if both count nodes the same way; the
+time to depth compares whenever both search the same tree, which equal node counts (or, across
+a change of counting, equal best moves) show.
+
+This is a benchmark, not a test: it prints figures; it exits 1 only when node counts differ
+between the compiled and the pure build of this install.
 """
 
 from __future__ import annotations
@@ -57,13 +69,13 @@ def measure(depth: int, movetime: int | None, hash_mb: int) -> tuple[str, list[R
     return build.running_build(), rows
 
 
-def measure_in_child(pure: bool, args: argparse.Namespace) -> tuple[str, list[Row]]:
-    """:func:`measure` in a fresh interpreter, so each build is imported on its own."""
+def measure_in_child(python: str, pure: bool, args: argparse.Namespace) -> tuple[str, list[Row]]:
+    """:func:`measure` in a fresh interpreter *python*, so each build is imported on its own."""
     env = dict(os.environ)
     env.pop("KNIGHTMATE_BOT_PURE", None)
     if pure:
         env["KNIGHTMATE_BOT_PURE"] = "1"
-    command = [sys.executable, __file__, "--child", "--depth", str(args.depth), "--hash", str(args.hash)]
+    command = [python, __file__, "--child", "--depth", str(args.depth), "--hash", str(args.hash)]
     if args.movetime:
         command += ["--movetime", str(args.movetime)]
     output = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
@@ -71,8 +83,13 @@ def measure_in_child(pure: bool, args: argparse.Namespace) -> tuple[str, list[Ro
     return build, rows
 
 
-def print_build(build: str, rows: list[Row]) -> None:
-    print(f"{build} build")
+def best_of(rounds: list[list[Row]]) -> list[Row]:
+    """Each position's row from the round with the least CPU time (the least disturbed one)."""
+    return [min(rows, key=lambda row: row["cpu"]) for rows in zip(*rounds, strict=True)]
+
+
+def print_build(title: str, rows: list[Row]) -> None:
+    print(title)
     print(f"  {'position':<12} {'depth':>5} {'nodes':>9} {'time s':>7} {'cpu s':>6} {'nps':>7} {'cpu nps':>7}"
           "  best move")
     for row in rows:
@@ -99,31 +116,66 @@ def compare(compiled: list[Row], pure: list[Row], fixed_depth: bool) -> bool:
     return agree
 
 
+def compare_installs(this: list[Row], baseline: list[Row], fixed_depth: bool) -> None:
+    """At a fixed depth, prints the baseline's CPU time to depth over this install's, per position
+    and in total, with both installs' node counts and best moves, which say whether they searched
+    one tree; in timed searches, the depths reached and the ratio of CPU nodes per second."""
+    if not fixed_depth:
+        print("this install / baseline (cpu nodes per second; depth reached)")
+        for new, old in zip(this, baseline, strict=True):
+            ratio = (new["nodes"] / new["cpu"]) / (old["nodes"] / old["cpu"])
+            print(f"  {new['position']:<12} {ratio:>5.2f}x  depth {old['depth']} -> {new['depth']}")
+        return
+    print("baseline / this install (cpu seconds to depth: above 1 is faster here)")
+    for new, old in zip(this, baseline, strict=True):
+        same_move = "same move" if new["move"] == old["move"] else f"moves differ ({old['move']} before)"
+        print(f"  {new['position']:<12} {old['cpu'] / new['cpu']:>5.2f}x  nodes {old['nodes']:>9} -> {new['nodes']:>9}"
+              f"  {same_move}")
+    total = sum(row["cpu"] for row in baseline) / sum(row["cpu"] for row in this)
+    print(f"  {'total':<12} {total:>5.2f}x")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--depth", type=int, default=6, help="search depth per position (default 6)")
     parser.add_argument("--movetime", type=int, help="search each position this many ms instead of to a depth")
     parser.add_argument("--hash", type=int, default=64, help="hash table size in MB (default 64)")
     parser.add_argument("--build", choices=("compiled", "pure"), help="run only this build (default: both)")
+    parser.add_argument("--baseline", metavar="PYTHON",
+                        help="also measure the compiled build of the install this interpreter runs")
+    parser.add_argument("--rounds", type=int, default=1, help="measurements per build, taking turns (default 1)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(measure(args.depth, args.movetime, args.hash)))
         return 0
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
 
-    builds = ("compiled", "pure") if args.build is None else (args.build,)
-    results = {}
-    for wanted in builds:
-        build, rows = measure_in_child(wanted == "pure", args)
-        if build != wanted:
-            print(f"the {wanted} build is not installed here (this install runs the {build} build): "
-                  "see README.md, 'The compiled engine'")
-            return 1
-        print_build(build, rows)
-        results[build] = rows
-    if len(results) == 2:
-        return 0 if compare(results["compiled"], results["pure"], fixed_depth=not args.movetime) else 1
-    return 0
+    # (title, interpreter, pure, the build it must report)
+    runs = [(wanted, sys.executable, wanted == "pure", wanted)
+            for wanted in (("compiled", "pure") if args.build is None else (args.build,))]
+    if args.baseline:
+        runs.append(("baseline", args.baseline, False, "compiled"))
+    measured: dict[str, list[list[Row]]] = {title: [] for title, *_ in runs}
+    for _ in range(args.rounds):
+        for title, python, pure, wanted in runs:
+            build, rows = measure_in_child(python, pure, args)
+            if build != wanted:
+                print(f"the {wanted} build is not installed for {python} (it runs the {build} build): "
+                      "see README.md, 'The compiled engine'")
+                return 1
+            measured[title].append(rows)
+    results = {title: best_of(rounds) for title, rounds in measured.items()}
+    for title, rows in results.items():
+        name = f"baseline ({args.baseline}), compiled build" if title == "baseline" else f"{title} build"
+        print_build(name + (f", best of {args.rounds} rounds" if args.rounds > 1 else ""), rows)
+    agree = True
+    if "compiled" in results and "pure" in results:
+        agree = compare(results["compiled"], results["pure"], fixed_depth=not args.movetime)
+    if "baseline" in results and "compiled" in results:
+        compare_installs(results["compiled"], results["baseline"], fixed_depth=not args.movetime)
+    return 0 if agree else 1
 
 
 if __name__ == "__main__":

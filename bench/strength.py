@@ -21,6 +21,11 @@ Example (see bench/README.md)::
 
 The runner prints one line per finished game and a summary; ``--pgn`` also writes the games. It
 never changes an engine and never starts more than two engine processes per ``--concurrency``.
+
+With ``--sprt ELO0,ELO1`` the match is a sequential test (``sprt.py``): after each pair of games
+on one opening it prints the log-likelihood ratio of "A is ELO1 stronger" over "A is ELO0
+stronger" (pentanomial model, alpha = beta = 0.05), and it stops as soon as the ratio leaves
+its bounds; ``--games`` is then the most it plays.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from pathlib import Path
 import chess.pgn
 from elo import estimate, score
 from referee import DRAW, STARTING_FEN, Referee, Verdict
+from sprt import Sprt
 from uci_player import EngineError, Reply, UciPlayer
 
 from variant import KnightmateBoard
@@ -295,6 +301,12 @@ class EngineStats:
     ponder_misses: int = 0
 
 
+def a_points(record: GameRecord) -> float:
+    """Engine A's points in a finished game: 1, 1/2 or 0."""
+    white_points = {"1-0": 1.0, "0-1": 0.0, DRAW: 0.5}[record.result]
+    return white_points if record.a_is_white else 1.0 - white_points
+
+
 class Tally:
     """Results from engine A's point of view, and each engine's faults and thinking time."""
 
@@ -309,12 +321,10 @@ class Tally:
         return self.wins + self.draws + self.losses
 
     def add(self, record: GameRecord) -> None:
-        a_points = {"1-0": 1.0, "0-1": 0.0, DRAW: 0.5}[record.result]
-        if not record.a_is_white:
-            a_points = 1.0 - a_points
-        self.wins += a_points == 1.0
-        self.draws += a_points == 0.5
-        self.losses += a_points == 0.0
+        points = a_points(record)
+        self.wins += points == 1.0
+        self.draws += points == 0.5
+        self.losses += points == 0.0
         self.reasons[record.reason] += 1
         self._add_times(record)
         if record.forfeit is not None:
@@ -421,6 +431,8 @@ class MatchConfig:
     ponder_b: bool = False
     nodes: int | None = None
     """Set: a node budget per move instead of the time control."""
+    sprt: tuple[float, float] | None = None
+    """Set: (elo0, elo1) of a sequential test that may end the match early."""
 
     def limit(self) -> TimeControl | NodeBudget:
         return NodeBudget(self.nodes) if self.nodes is not None else self.time_control
@@ -445,6 +457,10 @@ class Match:
         self.seats: queue.Queue[tuple[UciPlayer, UciPlayer]] = queue.Queue()
         self.all_players: list[UciPlayer] = []
         self.stopping = threading.Event()
+        self.sprt = Sprt(*config.sprt) if config.sprt is not None else None
+        self._sprt_lock = threading.Lock()
+        #: The SPRT's status line after each game that completed a pair, by game number.
+        self._sprt_status: dict[int, str] = {}
 
     def start_engines(self) -> tuple[str, str]:
         """Starts every engine process up front, so a bad command fails before any game."""
@@ -469,9 +485,24 @@ class Match:
         try:
             white, black = (a, b) if a_is_white else (b, a)
             record = GameRecord(number, white.name, black.name, a_is_white, opening)
-            return play_game(record, {WHITE: white, BLACK: black}, self.config.new_clock())
+            record = play_game(record, {WHITE: white, BLACK: black}, self.config.new_clock())
+            self._test(record)
+            return record
         finally:
             self.seats.put((a, b))
+
+    def _test(self, record: GameRecord) -> None:
+        """Feeds the SPRT in the worker, before it takes the next game: once the test decides,
+        no game begins."""
+        if self.sprt is None:
+            return
+        with self._sprt_lock:
+            if self.stopping.is_set():
+                return
+            if self.sprt.add(record.number, a_points(record)):
+                self._sprt_status[record.number] = self.sprt.status()
+            if self.sprt.verdict is not None:
+                self.stopping.set()
 
     def run(self, tally: Tally, seed: int) -> None:
         config = self.config
@@ -506,6 +537,9 @@ class Match:
         print(f"Game {record.number}/{config.games}: {record.white} - {record.black} {record.result} "
               f"{record.reason}{forfeit}, {len(record.moves)} plies after opening line "
               f"{record.opening.line_number} | {tally.names[0]} {tally.score_line()}", flush=True)
+        status = self._sprt_status.pop(record.number, None)
+        if status is not None:
+            print(status, flush=True)
 
     def close(self) -> None:
         for player in self.all_players:
@@ -560,7 +594,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
     parser.add_argument("--pgn", type=Path, help="append the games to this PGN file")
     parser.add_argument("--debug", action="store_true", help="log the UCI traffic to stderr")
+    parser.add_argument("--sprt", type=parse_sprt, metavar="ELO0,ELO1",
+                        help="sequential test of A being ELO1 rather than ELO0 stronger, e.g. 0,10: "
+                             "stops at a decision, --games at the most")
     return parser
+
+
+def parse_sprt(text: str) -> tuple[float, float]:
+    try:
+        elo0, elo1 = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected ELO0,ELO1 such as 0,10, got {text!r}") from None
+    if not elo0 < elo1:
+        raise argparse.ArgumentTypeError(f"--sprt needs ELO0 < ELO1, got {text!r}")
+    return elo0, elo1
 
 
 def config_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> MatchConfig:
@@ -577,7 +624,7 @@ def config_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) 
         name_a=args.name_a, name_b=args.name_b, games=args.games, openings=openings,
         time_control=time_control, lag_grace_ms=args.lag_grace_ms, concurrency=args.concurrency, pgn=args.pgn,
         ponder_a=args.ponder_a, ponder_b=args.ponder_b,
-        nodes=args.nodes,
+        nodes=args.nodes, sprt=args.sprt,
     )
 
 
@@ -611,6 +658,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if code:
             print("The match stopped early: the summary counts the finished games only.")
         print("\n".join(tally.summary()))
+        if match.sprt is not None:
+            print(match.sprt.status() + ("" if match.sprt.verdict else ": no decision"))
         print(f"Wall time {time.monotonic() - started:.0f} s")
     return code
 

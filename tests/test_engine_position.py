@@ -14,7 +14,7 @@ from random_positions import random_positions
 from test_board_perft import REFERENCE
 
 from bot.engine.evaluation import base_terms
-from bot.engine.position import Position, decode, encode
+from bot.engine.position import NO_SQUARE, Position, decode, encode
 from variant import KnightmateBoard
 
 
@@ -31,7 +31,8 @@ def position_perft(position: Position, depth: int) -> int:
 
 
 def snapshot(position: Position) -> tuple[object, ...]:
-    return (list(position.types), list(position.bb), list(position.occupied_co), position.occupied, position.turn,
+    return (list(position.types), position.pawns, position.knights, position.bishops, position.rooks, position.queens,
+            position.kings, position.white, position.black, position.occupied, position.turn,
             position.castling, position.ep_square, position.ep_key, position.halfmove_clock, position.key,
             position.mg, position.eg, position.phase)
 
@@ -116,7 +117,7 @@ def test_a_null_move_changes_only_the_turn_and_comes_back() -> None:
     position.push_null()
     board.push(chess.Move.null())
     assert position.key == Position.from_board(board).key
-    assert position.ep_square is None and position.turn == chess.BLACK
+    assert position.ep_square == NO_SQUARE and position.turn == chess.BLACK
     position.pop()
     assert snapshot(position) == before
 

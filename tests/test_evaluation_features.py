@@ -10,7 +10,8 @@ import evaluation_source
 import pytest
 from random_positions import random_positions
 
-from bot.engine.evaluation import base_terms, evaluate
+from bot.engine.evaluation import evaluate
+from bot.engine.position import Position
 from variant import KnightmateBoard
 
 
@@ -21,7 +22,7 @@ def test_features_times_the_current_numbers_are_the_evaluation() -> None:
     values = evaluation_features.current_values()
     boards = random_positions(600, seed=71, plies=range(1, 160))
     for board in boards:
-        expected = evaluate(board, base_terms(board), {})
+        expected = evaluate(Position.from_board(board), {})
         assert evaluation_features.score(values, evaluation_features.features(board)) == expected, board.fen()
 
 
@@ -67,7 +68,8 @@ def test_numbers_written_into_the_source_are_the_numbers_read_back(tmp_path: Pat
         assert evaluation_features._current() == dict(zip(evaluation_features.KEYS, values, strict=True))
         monkeypatch.undo()
     board = KnightmateBoard("2r1k2r/pp3ppp/2m1pm2/3p4/3P4/2M1PM2/PP3PPP/2R1K2R b Kk - 2 16")
-    assert written.evaluate(board, written.base_terms(board), {}) == evaluate(board, base_terms(board), {})
+    position = Position.from_board(board)
+    assert written.evaluate(position, {}) == evaluate(position, {})
 
 
 def test_annotated_assignments_keep_their_annotation_and_comment() -> None:

@@ -364,6 +364,26 @@ def test_command_line_prints_score_elo_and_faults(tmp_path: Path, capsys) -> Non
     assert "Random Mover (B): illegal moves 0, time forfeits 0, crashes 0" in output
 
 
+
+def test_sprt_prints_the_llr_per_pair_and_stops_the_match_at_a_bound(tmp_path: Path, capsys, fake_engine) -> None:
+    """Engine A loses every game (its moves are illegal): against "A is 400 Elo stronger" each
+    lost pair is strong evidence (LLR -1.71 a pair), so H0 is accepted after the second pair
+    and the other 16 games of --games are never played."""
+    openings = tmp_path / "openings.txt"
+    openings.write_text(NEAR_FIFTY_MOVES + "\n")
+    code = strength.main([
+        "--engine-a", " ".join(fake_engine("illegal")), "--engine-b", " ".join(RANDOM_MOVER), "--games", "20",
+        "--nodes", "100", "--openings", str(openings), "--sprt", "0,400",
+    ])
+    output = capsys.readouterr().out
+    assert code == 0
+    status = [line for line in output.splitlines() if line.startswith("SPRT pentanomial")]
+    assert status[0].startswith("SPRT pentanomial, elo0 0 elo1 400 (logistic), alpha 0.05 beta 0.05: pairs [1 0 0 0 0]")
+    assert "LLR -1.71" in status[0] and "(-2.94, +2.94)" in status[0]
+    assert status[1].endswith("LLR -3.41 (-2.94, +2.94): H0 accepted") and "pairs [2 0 0 0 0]" in status[1]
+    assert "in 4 games" in output and "Game 5/" not in output
+
+
 # Pondering.
 
 PONDER_ENGINE = """

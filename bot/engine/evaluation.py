@@ -8,13 +8,14 @@ pawn structure. Middlegame and endgame halves are blended by the game phase.
 Scores are centipawns. ``Terms`` (the incremental part) are from White's view; :func:`evaluate`
 returns the score from the side to move's view, which is what negamax wants.
 
-This module must never change a board: it only reads bitboards, under python-chess's names
-(:class:`Pieces`), so it scores a :class:`chess.Board` and the search's position alike.
+This module must never change a position. :func:`evaluate` reads the search's
+:class:`~bot.engine.position.Position`, the concrete class, so that in the compiled build every
+field read is a native one (a board is scored through ``Position.from_board``).
 """
 
 from __future__ import annotations
 
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final
 
 import chess
 
@@ -29,34 +30,16 @@ from bot.engine.constants import (
     BB_RANK_ATTACKS,
     BB_RANK_MASKS,
     BB_SQUARES,
-    BLACK,
     WHITE,
     Bitboard,
+    popcount,
+    top_square,
 )
 from variant import COMMONER, ROYAL_KNIGHT
 
+if TYPE_CHECKING:  # position.py imports this module's tables; the evaluation only reads positions
+    from bot.engine.position import Position
 
-class Pieces(Protocol):
-    """What the evaluation reads: a board's bitboards and turn, as :class:`chess.Board` names them."""
-
-    @property
-    def occupied(self) -> Bitboard: ...
-    @property
-    def occupied_co(self) -> list[Bitboard]: ...
-    @property
-    def pawns(self) -> Bitboard: ...
-    @property
-    def knights(self) -> Bitboard: ...
-    @property
-    def bishops(self) -> Bitboard: ...
-    @property
-    def rooks(self) -> Bitboard: ...
-    @property
-    def queens(self) -> Bitboard: ...
-    @property
-    def kings(self) -> Bitboard: ...
-    @property
-    def turn(self) -> chess.Color: ...
 
 # ---------------------------------------------------------------------------------------------
 # The numbers. The first estimates took material from the rules (seed-knightmate.txt: Q 10, R 4.5,
@@ -214,25 +197,23 @@ def material_score(turn: chess.Color, terms: Terms) -> int:
     return _blend(mg, eg, phase, turn)
 
 
-def evaluate(board: Pieces, terms: Terms, pawn_cache: dict[tuple[int, int], Terms]) -> int:
-    """The score of *board* for the side to move, given its up-to-date :func:`base_terms`.
+def evaluate(position: Position, pawn_cache: dict[tuple[int, int], Terms]) -> int:
+    """The score of *position* for the side to move.
 
     *pawn_cache* maps (white pawns, black pawns) to the pawn-structure terms; pawn structures
     repeat across the tree, so the cache saves most of that work.
     """
-    mg, eg, phase = terms
-    occupied = board.occupied
-    white, black = board.occupied_co[WHITE], board.occupied_co[BLACK]
-    pieces = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
-    pawn_key = (pieces[0] & white, pieces[0] & black)
+    white, black = position.white, position.black
+    all_pawns = position.pawns
+    pawn_key = (all_pawns & white, all_pawns & black)
     pawns = pawn_cache.get(pawn_key)
     if pawns is None:
         pawns = pawn_cache[pawn_key] = _pawn_terms(pawn_key[0], pawn_key[1])
-    white_mg, white_eg = _side_terms(pieces, occupied, white, black)
-    black_mg, black_eg = _side_terms(pieces, occupied, black, white)
-    mg += pawns[0] + white_mg - black_mg
-    eg += pawns[1] + white_eg - black_eg
-    return TEMPO + _blend(mg, eg, phase, board.turn)
+    white_mg, white_eg = _side_terms(position, white, black)
+    black_mg, black_eg = _side_terms(position, black, white)
+    mg = position.mg + pawns[0] + white_mg - black_mg
+    eg = position.eg + pawns[1] + white_eg - black_eg
+    return TEMPO + _blend(mg, eg, position.phase, position.turn)
 
 
 def _blend(mg: int, eg: int, phase: int, turn: chess.Color) -> int:
@@ -243,8 +224,7 @@ def _blend(mg: int, eg: int, phase: int, turn: chess.Color) -> int:
     return (blended if turn == WHITE else -blended) // PHASE_TOTAL
 
 
-def _side_terms(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboard,
-                enemy: Bitboard) -> tuple[int, int]:
+def _side_terms(position: Position, own: Bitboard, enemy: Bitboard) -> tuple[int, int]:
     """One side's whole-board terms as (middlegame, endgame): bishop pair, piece mobility, rooks
     on open files, the flight squares of its royal knight, and the checks its pieces can give
     the enemy royal knight next move.
@@ -253,7 +233,9 @@ def _side_terms(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboard,
     scanned inline: this runs at most nodes of the tree, and generator calls would cost a third
     of its time.
     """
-    all_pawns, all_commoners, all_bishops, all_rooks, all_queens, royals = pieces
+    occupied = position.occupied
+    all_pawns, all_commoners, all_bishops = position.pawns, position.knights, position.bishops
+    all_rooks, all_queens, royals = position.rooks, position.queens, position.kings
     not_own = ~own
     mg = eg = 0
 
@@ -261,38 +243,41 @@ def _side_terms(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboard,
     # a queen, rook or commoner to make them dangerous (bishops alone do not).
     enemy_royal = royals & enemy
     attackers = (all_queens | all_rooks | all_commoners) & own
-    threatened = enemy_royal and attackers
-    files_and_ranks = diagonals = steps = 0
+    threatened = bool(enemy_royal and attackers)
+    files_and_ranks: Bitboard = 0
+    diagonals: Bitboard = 0
+    steps: Bitboard = 0
+    target = 0
     if threatened:
-        target = enemy_royal.bit_length() - 1
+        target = top_square(enemy_royal)
         files_and_ranks = _rook_attacks(target, occupied) & not_own
         diagonals = BB_DIAG_ATTACKS[target][BB_DIAG_MASKS[target] & occupied] & not_own
         steps = BB_KING_ATTACKS[target] & not_own
 
     royal = royals & own
     if royal and (all_queens | all_rooks) & enemy:
-        mg += ESCAPE_SQUARE_BONUS[(BB_KNIGHT_ATTACKS[royal.bit_length() - 1] & not_own).bit_count()]
+        mg += ESCAPE_SQUARE_BONUS[popcount(BB_KNIGHT_ATTACKS[top_square(royal)] & not_own)]
 
     bishops = all_bishops & own
-    if bishops & (bishops - 1):
+    if popcount(bishops) >= 2:
         mg += BISHOP_PAIR
         eg += BISHOP_PAIR
     while bishops:
-        square = bishops.bit_length() - 1
+        square = top_square(bishops)
         bishops ^= BB_SQUARES[square]
         reach = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & not_own
-        count = reach.bit_count()
+        count = popcount(reach)
         mg += BISHOP_MOBILITY[0] * (count - BISHOP_MOBILITY[2])
         eg += BISHOP_MOBILITY[1] * (count - BISHOP_MOBILITY[2])
         if threatened:
-            mg += BISHOP_CHECK_PENALTY * (reach & diagonals).bit_count()
+            mg += BISHOP_CHECK_PENALTY * popcount(reach & diagonals)
     rooks = all_rooks & own
     own_pawns = all_pawns & own
     while rooks:
-        square = rooks.bit_length() - 1
+        square = top_square(rooks)
         rooks ^= BB_SQUARES[square]
         reach = _rook_attacks(square, occupied) & not_own
-        count = reach.bit_count()
+        count = popcount(reach)
         mg += ROOK_MOBILITY[0] * (count - ROOK_MOBILITY[2])
         eg += ROOK_MOBILITY[1] * (count - ROOK_MOBILITY[2])
         file = BB_FILES[square & 7]
@@ -301,26 +286,26 @@ def _side_terms(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboard,
             mg += bonus[0]
             eg += bonus[1]
         if threatened:
-            mg += ROOK_CHECK_PENALTY * (reach & files_and_ranks).bit_count()
+            mg += ROOK_CHECK_PENALTY * popcount(reach & files_and_ranks)
     queens = all_queens & own
     while queens:
-        square = queens.bit_length() - 1
+        square = top_square(queens)
         queens ^= BB_SQUARES[square]
         reach = _queen_attacks(square, occupied) & not_own
-        count = reach.bit_count()
+        count = popcount(reach)
         mg += QUEEN_MOBILITY[0] * (count - QUEEN_MOBILITY[2])
         eg += QUEEN_MOBILITY[1] * (count - QUEEN_MOBILITY[2])
         if threatened:
-            mg += QUEEN_CHECK_PENALTY * (reach & (files_and_ranks | diagonals)).bit_count()
+            mg += QUEEN_CHECK_PENALTY * popcount(reach & (files_and_ranks | diagonals))
             mg += QUEEN_NEAR_PENALTY[_DISTANCE[square][target]]
     commoners = all_commoners & own
     while commoners:
-        square = commoners.bit_length() - 1
+        square = top_square(commoners)
         commoners ^= BB_SQUARES[square]
         reach = BB_KING_ATTACKS[square] & not_own
-        mg += COMMONER_MOBILITY * reach.bit_count()
+        mg += COMMONER_MOBILITY * popcount(reach)
         if threatened:
-            mg += COMMONER_CHECK_PENALTY * (reach & steps).bit_count()
+            mg += COMMONER_CHECK_PENALTY * popcount(reach & steps)
     return mg, eg
 
 

@@ -15,9 +15,9 @@ from typing import Final
 
 import chess
 
-from bot.engine.constants import BB_RANK_1, BB_RANK_8, WHITE
+from bot.engine.constants import BB_RANK_1, BB_RANK_8, WHITE, Bitboard
 from bot.engine.evaluation import PIECE_VALUES
-from bot.engine.position import PAWN, QUEEN, ROYAL, Move, Position
+from bot.engine.position import PAWN, QUEEN, Move, Position
 
 _VICTIMS: Final[tuple[int, ...]] = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
 _PROMOTION_GAIN: Final = PIECE_VALUES[QUEEN] - PIECE_VALUES[PAWN]
@@ -34,15 +34,14 @@ def captures(position: Position, min_gain: int, skip_losing: bool = False) -> li
     that loses material, which quiescence need not look at.
     """
     turn = position.turn
-    bb = position.bb
-    enemy = position.occupied_co[not turn]
-    targets = 0
+    enemy = position.side(not turn)
+    targets: Bitboard = 0
     for victim in _VICTIMS:
         if PIECE_VALUES[victim] < min_gain:
             break
-        targets |= bb[victim]
+        targets |= position.pieces_of(victim)
     last_rank = BB_RANK_8 if turn == WHITE else BB_RANK_1
-    targets = (targets | last_rank & ~bb[ROYAL]) & enemy  # promoting may still be worth it
+    targets = (targets | last_rank & ~position.kings) & enemy  # promoting may still be worth it
     scored = []
     if targets:
         types = position.types

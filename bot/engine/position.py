@@ -9,16 +9,18 @@ search needs less and needs it fast, so it works on a :class:`Position` made fro
 * :meth:`Position.push` changes only what the move touches and keeps the Zobrist key and the
   evaluation's material and piece-square sums up to date; :meth:`Position.pop` restores them;
 * legality is checked only for a move the search actually plays: push it, ask
-  :meth:`Position.mover_in_check`, pop it if so.
+  :meth:`Position.mover_in_check`, pop it if so;
+* bitboards and keys are native 64-bit integers in the compiled build (see
+  :mod:`bot.engine.constants` for their signed form), held in fields rather than lists, so that
+  neither reading nor changing one allocates.
 
 It knows only standard castling (the royal knight on the e-file, rooks in the corners), which
 is all Knightmate has. ``tests/test_engine_position.py`` proves it equal to KnightmateBoard:
 perft counts, legal move sets, and keys and sums after long random games.
 
 Piece types are python-chess's (``KING`` is the royal knight, ``KNIGHT`` the commoner) and the
-bitboards carry python-chess's names (``pawns`` ... ``kings``, ``occupied_co``, ``occupied``),
-so code written against a board's bitboards, like :mod:`bot.engine.evaluation`, reads a
-position too.
+bitboards carry python-chess's names (``pawns`` ... ``kings``, ``occupied``), the colours'
+occupancy being ``white`` and ``black`` (:meth:`Position.side`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import random
 from typing import Final
 
 import chess
+from mypy_extensions import i64
 
 from bot.engine.constants import (
     BB_ALL,
@@ -49,15 +52,15 @@ from bot.engine.constants import (
     BB_KING_ATTACKS,
     BB_KNIGHT_ATTACKS,
     BB_PAWN_ATTACKS,
-    BB_RANK_1,
-    BB_RANK_3,
-    BB_RANK_6,
-    BB_RANK_8,
+    BB_RANK_2,
+    BB_RANK_7,
     BB_RANK_ATTACKS,
     BB_RANK_MASKS,
     BB_SQUARES,
     WHITE,
     Bitboard,
+    signed,
+    top_square,
 )
 from bot.engine.evaluation import EG, MG, PHASE_WEIGHTS
 from variant import KnightmateBoard
@@ -72,6 +75,8 @@ ROYAL: Final = chess.KING
 #: A move is ``from | to << 6 | promotion << 12``; 0 is never a move (a1a1).
 Move = int
 NO_MOVE: Final = 0
+#: ``ep_square`` when there is none.
+NO_SQUARE: Final = -1
 #: Promotion piece types, best first (the commoner is python-chess's KNIGHT type).
 PROMOTIONS: Final[tuple[int, ...]] = (QUEEN, ROOK, BISHOP, COMMONER)
 
@@ -92,16 +97,18 @@ _CASTLING_ROOK: Final = {chess.G1: (chess.H1, chess.F1), chess.C1: (chess.A1, ch
                   chess.G8: (chess.H8, chess.F8), chess.C8: (chess.A8, chess.D8)}
 
 # Lines through each square on an empty board, and the squares strictly between two squares.
-_DIAGONALS: Final = [BB_DIAG_ATTACKS[square][0] for square in chess.SQUARES]
-_ORTHOGONALS: Final = [BB_RANK_ATTACKS[square][0] | BB_FILE_ATTACKS[square][0] for square in chess.SQUARES]
-_BETWEEN: Final = [[chess.between(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
+_DIAGONALS: Final[list[Bitboard]] = [BB_DIAG_ATTACKS[square][0] for square in chess.SQUARES]
+_ORTHOGONALS: Final[list[Bitboard]] = [BB_RANK_ATTACKS[square][0] | BB_FILE_ATTACKS[square][0]
+                                       for square in chess.SQUARES]
+_BETWEEN: Final[list[list[Bitboard]]] = [[signed(chess.between(a, b)) for b in chess.SQUARES] for a in chess.SQUARES]
 
 # Zobrist keys from a fixed seed: the same position has the same key in every process.
 _random = random.Random(0x4B4D)
-_PIECE_KEYS: Final = [[[_random.getrandbits(64) for _ in range(64)] for _ in range(7)] for _ in chess.COLORS]
-_SIDE_KEY: Final = _random.getrandbits(64)
-_CASTLING_KEYS: Final = [_random.getrandbits(64) for _ in range(16)]
-_EP_KEYS: Final = [_random.getrandbits(64) for _ in range(8)]
+_PIECE_KEYS: Final[list[list[list[i64]]]] = [[[signed(_random.getrandbits(64)) for _ in range(64)] for _ in range(7)]
+                                             for _ in chess.COLORS]
+_SIDE_KEY: Final[i64] = signed(_random.getrandbits(64))
+_CASTLING_KEYS: Final[list[i64]] = [signed(_random.getrandbits(64)) for _ in range(16)]
+_EP_KEYS: Final[list[i64]] = [signed(_random.getrandbits(64)) for _ in range(8)]
 del _random
 
 
@@ -122,28 +129,37 @@ class Position:
     read; only :meth:`push`, :meth:`pop`, :meth:`push_null` change them.
     """
 
-    __slots__ = ("types", "bb", "occupied_co", "occupied", "turn", "castling", "ep_square", "ep_key",
-                 "halfmove_clock", "key", "mg", "eg", "phase", "_stack")
+    __slots__ = ("types", "pawns", "knights", "bishops", "rooks", "queens", "kings", "white", "black", "occupied",
+                 "turn", "castling", "ep_square", "ep_key", "halfmove_clock", "key", "mg", "eg", "phase", "_stack")
 
     def __init__(self) -> None:
         #: Piece type on each square, 0 when empty.
         self.types: list[int] = [0] * 64
-        #: Bitboard of each piece type (both colours), indexed by piece type; index 0 unused.
-        self.bb: list[Bitboard] = [0] * 7
-        self.occupied_co: list[Bitboard] = [0, 0]
+        #: Each piece type's squares, both colours (python-chess's names: ``knights`` are the
+        #: commoners, ``kings`` the royal knights); :meth:`pieces_of` reads them by type.
+        self.pawns: Bitboard = 0
+        self.knights: Bitboard = 0
+        self.bishops: Bitboard = 0
+        self.rooks: Bitboard = 0
+        self.queens: Bitboard = 0
+        self.kings: Bitboard = 0
+        #: Each colour's squares; :meth:`side` reads them by colour.
+        self.white: Bitboard = 0
+        self.black: Bitboard = 0
         self.occupied: Bitboard = 0
         self.turn: chess.Color = chess.WHITE
         self.castling = 0
         #: The square a pawn just skipped (python-chess's ``ep_square``), whether or not it
-        #: can be taken there; the key includes it only when an enemy pawn attacks it.
-        self.ep_square: int | None = None
-        self.ep_key = 0
+        #: can be taken there, or :data:`NO_SQUARE`; the key includes it only when an enemy
+        #: pawn attacks it.
+        self.ep_square = NO_SQUARE
+        self.ep_key: i64 = 0
         self.halfmove_clock = 0
-        self.key = 0
+        self.key: i64 = 0
         #: Material plus piece-square sums (White positive) and the game phase, as
         #: :func:`bot.engine.evaluation.base_terms` computes them for a board.
         self.mg = self.eg = self.phase = 0
-        self._stack: list[tuple[int, ...]] = []
+        self._stack: list[tuple[int, int, int, int, int, i64, int, i64, int, int, int]] = []
 
     @classmethod
     def from_board(cls, board: KnightmateBoard) -> Position:
@@ -159,8 +175,8 @@ class Position:
             raise ValueError("the engine plays standard Knightmate castling only, not Chess960")
         for rook_square in chess.scan_forward(board.clean_castling_rights()):
             position.castling |= _RIGHTS_BY_ROOK[rook_square]
-        position.ep_square = board.ep_square
-        position.ep_key = position._ep_key_for(board.ep_square)
+        position.ep_square = NO_SQUARE if board.ep_square is None else board.ep_square
+        position.ep_key = position._ep_key_for(position.ep_square)
         position.halfmove_clock = board.halfmove_clock
         position.key = position._key_from_scratch()
         return position
@@ -168,84 +184,95 @@ class Position:
     def _put(self, square: int, piece_type: int, color: chess.Color) -> None:
         mask = BB_SQUARES[square]
         self.types[square] = piece_type
-        self.bb[piece_type] |= mask
-        self.occupied_co[color] |= mask
+        self._toggle(piece_type, mask)
+        self._toggle_side(color, mask)
         self.occupied |= mask
         self.mg += MG[color][piece_type][square]
         self.eg += EG[color][piece_type][square]
         self.phase += PHASE_WEIGHTS[piece_type]
 
-    def _ep_key_for(self, ep_square: int | None) -> int:
+    def pieces_of(self, piece_type: int) -> Bitboard:
+        """The squares of *piece_type*, both colours."""
+        if piece_type == PAWN:
+            return self.pawns
+        if piece_type == COMMONER:
+            return self.knights
+        if piece_type == BISHOP:
+            return self.bishops
+        if piece_type == ROOK:
+            return self.rooks
+        if piece_type == QUEEN:
+            return self.queens
+        return self.kings
+
+    def side(self, color: chess.Color) -> Bitboard:
+        """The squares of *color*'s pieces."""
+        return self.white if color else self.black
+
+    def _toggle(self, piece_type: int, mask: Bitboard) -> None:
+        if piece_type == PAWN:
+            self.pawns ^= mask
+        elif piece_type == COMMONER:
+            self.knights ^= mask
+        elif piece_type == BISHOP:
+            self.bishops ^= mask
+        elif piece_type == ROOK:
+            self.rooks ^= mask
+        elif piece_type == QUEEN:
+            self.queens ^= mask
+        else:
+            self.kings ^= mask
+
+    def _toggle_side(self, color: chess.Color, mask: Bitboard) -> None:
+        if color:
+            self.white ^= mask
+        else:
+            self.black ^= mask
+
+    def _ep_key_for(self, ep_square: int) -> i64:
         """The key part for an en-passant square: nonzero only if the side to move has a pawn
         that attacks it, so positions that differ only by a useless square share a key."""
-        if ep_square is None:
+        if ep_square < 0:
             return 0
-        if BB_PAWN_ATTACKS[not self.turn][ep_square] & self.bb[PAWN] & self.occupied_co[self.turn]:
+        if BB_PAWN_ATTACKS[not self.turn][ep_square] & self.pawns & self.side(self.turn):
             return _EP_KEYS[ep_square & 7]
         return 0
 
-    def _key_from_scratch(self) -> int:
+    def _key_from_scratch(self) -> i64:
         """The Zobrist key computed from the whole position (push keeps it incrementally)."""
         key = _CASTLING_KEYS[self.castling] ^ self.ep_key
         if self.turn == chess.BLACK:
             key ^= _SIDE_KEY
         for color in chess.COLORS:
-            pieces = self.occupied_co[color]
+            pieces = self.side(color)
             while pieces:
-                square = pieces.bit_length() - 1
+                square = top_square(pieces)
                 pieces ^= BB_SQUARES[square]
                 key ^= _PIECE_KEYS[color][self.types[square]][square]
         return key
-
-    # Bitboards under python-chess's names, for code written against a board.
-
-    @property
-    def pawns(self) -> Bitboard:
-        return self.bb[PAWN]
-
-    @property
-    def knights(self) -> Bitboard:
-        return self.bb[COMMONER]
-
-    @property
-    def bishops(self) -> Bitboard:
-        return self.bb[BISHOP]
-
-    @property
-    def rooks(self) -> Bitboard:
-        return self.bb[ROOK]
-
-    @property
-    def queens(self) -> Bitboard:
-        return self.bb[QUEEN]
-
-    @property
-    def kings(self) -> Bitboard:
-        return self.bb[ROYAL]
 
     # Attacks.
 
     def is_attacked(self, color: chess.Color, square: int) -> bool:
         """Whether a piece of *color* attacks *square* (the same attacks as
         :meth:`KnightmateBoard.attackers_mask`)."""
-        bb = self.bb
-        attackers = self.occupied_co[color]
-        if (BB_KNIGHT_ATTACKS[square] & bb[ROYAL] | BB_KING_ATTACKS[square] & bb[COMMONER]
-                | BB_PAWN_ATTACKS[not color][square] & bb[PAWN]) & attackers:
+        attackers = self.side(color)
+        if (BB_KNIGHT_ATTACKS[square] & self.kings | BB_KING_ATTACKS[square] & self.knights
+                | BB_PAWN_ATTACKS[not color][square] & self.pawns) & attackers:
             return True
         occupied = self.occupied
-        queens = bb[QUEEN]
-        lines = (bb[ROOK] | queens) & attackers
+        queens = self.queens
+        lines = (self.rooks | queens) & attackers
         if lines and (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
                       | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied]) & lines:
             return True
-        diagonals = (bb[BISHOP] | queens) & attackers
+        diagonals = (self.bishops | queens) & attackers
         return bool(diagonals and BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & diagonals)
 
     def in_check(self) -> bool:
         """Whether the side to move's royal knight is attacked."""
-        royal = self.bb[ROYAL] & self.occupied_co[self.turn]
-        return bool(royal) and self.is_attacked(not self.turn, royal.bit_length() - 1)
+        royal = self.kings & self.side(self.turn)
+        return bool(royal) and self.is_attacked(not self.turn, top_square(royal))
 
     def pin_squares(self, in_check: bool) -> Bitboard:
         """Squares whose piece may be unable to move legally: leaving any other square cannot
@@ -256,28 +283,27 @@ class Position:
         side to move in check, every square.
         """
         us = self.turn
-        bb = self.bb
-        royal = bb[ROYAL] & self.occupied_co[us]
+        royal = self.kings & self.side(us)
         if in_check or not royal:
             return BB_ALL
-        square = royal.bit_length() - 1
-        enemy = self.occupied_co[not us]
-        queens = bb[QUEEN]
-        sliders = ((bb[BISHOP] | queens) & _DIAGONALS[square] | (bb[ROOK] | queens) & _ORTHOGONALS[square]) & enemy
+        square = top_square(royal)
+        enemy = self.side(not us)
+        queens = self.queens
+        sliders = ((self.bishops | queens) & _DIAGONALS[square] | (self.rooks | queens) & _ORTHOGONALS[square]) & enemy
         squares = royal
         while sliders:
-            slider = sliders.bit_length() - 1
+            slider = top_square(sliders)
             sliders ^= BB_SQUARES[slider]
             squares |= _BETWEEN[square][slider]
-        if self.ep_square is not None:
-            squares |= BB_PAWN_ATTACKS[not us][self.ep_square] & bb[PAWN]
+        if self.ep_square >= 0:
+            squares |= BB_PAWN_ATTACKS[not us][self.ep_square] & self.pawns
         return squares
 
     def mover_in_check(self) -> bool:
         """After a push: whether the side that moved left its own royal knight attacked, which
         makes the move illegal."""
-        royal = self.bb[ROYAL] & self.occupied_co[not self.turn]
-        return bool(royal) and self.is_attacked(self.turn, royal.bit_length() - 1)
+        royal = self.kings & self.side(not self.turn)
+        return bool(royal) and self.is_attacked(self.turn, top_square(royal))
 
     # Move generation.
 
@@ -286,12 +312,12 @@ class Position:
         position where it can be taken is never searched), en passant included when *targets*
         holds the pawn that can be taken, and every promotion by capture."""
         them = not self.turn
-        moves = self._moves(targets & self.occupied_co[them] & ~self.bb[ROYAL])
+        moves = self._moves(targets & self.side(them) & ~self.kings)
         ep_square = self.ep_square
-        if ep_square is not None and targets & BB_SQUARES[ep_square ^ 8]:
-            pawns = BB_PAWN_ATTACKS[them][ep_square] & self.bb[PAWN] & self.occupied_co[self.turn]
+        if ep_square >= 0 and targets & BB_SQUARES[ep_square ^ 8]:
+            pawns = BB_PAWN_ATTACKS[them][ep_square] & self.pawns & self.side(self.turn)
             while pawns:
-                square = pawns.bit_length() - 1
+                square = top_square(pawns)
                 pawns ^= BB_SQUARES[square]
                 moves.append(square | ep_square << 6)
         return moves
@@ -299,14 +325,14 @@ class Position:
     def quiet_moves(self) -> list[Move]:
         """Pseudo-legal moves to empty squares (promotions included, en passant not), and the
         castling moves, which are generated legal."""
-        moves = self._moves(~self.occupied & 0xFFFF_FFFF_FFFF_FFFF)
+        moves = self._moves(~self.occupied)
         if self.castling:
             self._add_castling(moves)
         return moves
 
     def pseudo_legal_moves(self) -> list[Move]:
         """Every pseudo-legal move: captures, then quiet moves."""
-        return self.captures(self.occupied_co[not self.turn]) + self.quiet_moves()
+        return self.captures(self.side(not self.turn)) + self.quiet_moves()
 
     def legal_moves(self) -> list[Move]:
         """Every legal move (slow: each is pushed and popped; for the root and for tests)."""
@@ -324,74 +350,83 @@ class Position:
         moves: list[Move] = []
         append = moves.append
         us = self.turn
-        bb = self.bb
-        own = self.occupied_co[us]
+        own = self.side(us)
         occupied = self.occupied
 
-        pieces = bb[ROYAL] & own
+        pieces = self.kings & own
         if pieces:
-            square = pieces.bit_length() - 1
+            square = top_square(pieces)
             attacks = BB_KNIGHT_ATTACKS[square] & targets
             while attacks:
-                to = attacks.bit_length() - 1
+                to = top_square(attacks)
                 attacks ^= BB_SQUARES[to]
                 append(square | to << 6)
-        pieces = bb[COMMONER] & own
+        pieces = self.knights & own
         while pieces:
-            square = pieces.bit_length() - 1
+            square = top_square(pieces)
             pieces ^= BB_SQUARES[square]
             attacks = BB_KING_ATTACKS[square] & targets
             while attacks:
-                to = attacks.bit_length() - 1
+                to = top_square(attacks)
                 attacks ^= BB_SQUARES[to]
                 append(square | to << 6)
-        queens = bb[QUEEN] & own
-        pieces = (bb[BISHOP] & own) | queens
+        queens = self.queens & own
+        pieces = (self.bishops & own) | queens
         while pieces:
-            square = pieces.bit_length() - 1
+            square = top_square(pieces)
             pieces ^= BB_SQUARES[square]
             attacks = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & targets
             while attacks:
-                to = attacks.bit_length() - 1
+                to = top_square(attacks)
                 attacks ^= BB_SQUARES[to]
                 append(square | to << 6)
-        pieces = (bb[ROOK] & own) | queens
+        pieces = (self.rooks & own) | queens
         while pieces:
-            square = pieces.bit_length() - 1
+            square = top_square(pieces)
             pieces ^= BB_SQUARES[square]
             attacks = (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
                        | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied]) & targets
             while attacks:
-                to = attacks.bit_length() - 1
+                to = top_square(attacks)
                 attacks ^= BB_SQUARES[to]
                 append(square | to << 6)
 
-        pawns = bb[PAWN] & own
-        if not pawns:
-            return moves
-        empty = ~occupied
-        enemy = self.occupied_co[not us] & targets
+        pawns = self.pawns & own
+        if pawns:
+            self._add_pawn_moves(moves, pawns, targets)
+        return moves
+
+    def _add_pawn_moves(self, moves: list[Move], pawns: Bitboard, targets: Bitboard) -> None:
+        """Pawn steps, double steps and captures onto *targets*, found by the squares they start
+        from: a bitboard of targets is shifted towards the pawns, never the pawns towards the
+        far rank (a White pawn's step to h8 would shift a bit into the sign). The bits a shift
+        brings in at either end fall outside the pawns' ranks 2 to 7."""
+        us = self.turn
+        empty = ~self.occupied
+        free_targets = empty & targets
+        enemy = self.side(not us) & targets
+        # (from-squares, step) for single steps, double steps, captures towards a and towards h.
         if us == WHITE:
-            single = pawns << 8 & empty
-            steps = ((single & targets, -8), ((single & BB_RANK_3) << 8 & empty & targets, -16),
-                     ((pawns & ~BB_FILE_A) << 7 & enemy, -7), ((pawns & ~BB_FILE_H) << 9 & enemy, -9))
-            last_rank = BB_RANK_8
+            steps = ((pawns & free_targets >> 8, 8),
+                     (pawns & BB_RANK_2 & empty >> 8 & free_targets >> 16, 16),
+                     (pawns & ~BB_FILE_A & enemy >> 7, 7), (pawns & ~BB_FILE_H & enemy >> 9, 9))
+            promoting = BB_RANK_7
         else:
-            single = pawns >> 8 & empty
-            steps = ((single & targets, 8), ((single & BB_RANK_6) >> 8 & empty & targets, 16),
-                     ((pawns & ~BB_FILE_H) >> 7 & enemy, 7), ((pawns & ~BB_FILE_A) >> 9 & enemy, 9))
-            last_rank = BB_RANK_1
-        for destinations, back in steps:
-            while destinations:
-                to = destinations.bit_length() - 1
-                destinations ^= BB_SQUARES[to]
-                move = (to + back) | to << 6
-                if BB_SQUARES[to] & last_rank:
+            steps = ((pawns & free_targets << 8, -8),
+                     (pawns & BB_RANK_7 & empty << 8 & free_targets << 16, -16),
+                     (pawns & ~BB_FILE_H & enemy << 7, -7), (pawns & ~BB_FILE_A & enemy << 9, -9))
+            promoting = BB_RANK_2
+        append = moves.append
+        for origins, step in steps:
+            while origins:
+                square = top_square(origins)
+                origins ^= BB_SQUARES[square]
+                move = square | (square + step) << 6
+                if BB_SQUARES[square] & promoting:
                     for promotion in PROMOTIONS:
                         append(move | promotion << 12)
                 else:
                     append(move)
-        return moves
 
     def _add_castling(self, moves: list[Move]) -> None:
         occupied = self.occupied
@@ -422,14 +457,12 @@ class Position:
         to_square = move >> 6 & 63
         promotion = move >> 12
         types = self.types
-        bb = self.bb
-        occupied_co = self.occupied_co
         us = self.turn
         them = not us
         piece = types[from_square]
         captured = types[to_square]
-        self._stack.append((move, piece, captured, self.castling, self.ep_square if self.ep_square is not None else -1,
-                            self.ep_key, self.halfmove_clock, self.key, self.mg, self.eg, self.phase))
+        self._stack.append((move, piece, captured, self.castling, self.ep_square, self.ep_key, self.halfmove_clock,
+                            self.key, self.mg, self.eg, self.phase))
         from_mask = BB_SQUARES[from_square]
         to_mask = BB_SQUARES[to_square]
         own_keys = _PIECE_KEYS[us]
@@ -442,20 +475,23 @@ class Position:
         self.halfmove_clock += 1
 
         if captured:
-            bb[captured] ^= to_mask
-            occupied_co[them] ^= to_mask
+            self._toggle(captured, to_mask)
+            self._toggle_side(them, to_mask)
             key ^= _PIECE_KEYS[them][captured][to_square]
             mg -= MG[them][captured][to_square]
             eg -= EG[them][captured][to_square]
             self.phase -= PHASE_WEIGHTS[captured]
             self.halfmove_clock = 0
-        bb[piece] ^= from_mask
-        bb[landing] ^= to_mask
-        occupied_co[us] ^= from_mask | to_mask
+        if landing == piece:
+            self._toggle(piece, from_mask | to_mask)
+        else:
+            self._toggle(piece, from_mask)
+            self._toggle(landing, to_mask)
+        self._toggle_side(us, from_mask | to_mask)
         types[from_square] = 0
         types[to_square] = landing
 
-        ep_square = None
+        ep_square = NO_SQUARE
         if piece == PAWN:
             self.halfmove_clock = 0
             if promotion:
@@ -463,8 +499,8 @@ class Position:
             elif to_square == self.ep_square and not captured:
                 victim = to_square - 8 if us == chess.WHITE else to_square + 8
                 victim_mask = BB_SQUARES[victim]
-                bb[PAWN] ^= victim_mask
-                occupied_co[them] ^= victim_mask
+                self.pawns ^= victim_mask
+                self._toggle_side(them, victim_mask)
                 types[victim] = 0
                 key ^= _PIECE_KEYS[them][PAWN][victim]
                 mg -= MG[them][PAWN][victim]
@@ -474,8 +510,8 @@ class Position:
         elif piece == ROYAL and to_square - from_square in (2, -2):
             rook_from, rook_to = _CASTLING_ROOK[to_square]
             rook_mask = BB_SQUARES[rook_from] | BB_SQUARES[rook_to]
-            bb[ROOK] ^= rook_mask
-            occupied_co[us] ^= rook_mask
+            self.rooks ^= rook_mask
+            self._toggle_side(us, rook_mask)
             types[rook_from] = 0
             types[rook_to] = ROOK
             key ^= own_keys[ROOK][rook_from] ^ own_keys[ROOK][rook_to]
@@ -488,10 +524,10 @@ class Position:
             if remaining != castling:
                 key ^= _CASTLING_KEYS[castling] ^ _CASTLING_KEYS[remaining]
                 self.castling = remaining
-        self.occupied = occupied_co[0] | occupied_co[1]
+        self.occupied = self.white | self.black
         self.turn = them
         self.ep_square = ep_square
-        self.ep_key = self._ep_key_for(ep_square) if ep_square is not None else 0
+        self.ep_key = self._ep_key_for(ep_square) if ep_square >= 0 else 0
         key ^= self.ep_key
         self.key = key
         self.mg = mg
@@ -499,10 +535,10 @@ class Position:
 
     def push_null(self) -> None:
         """Passes the move (for null-move pruning): only the turn and the en-passant square change."""
-        self._stack.append((NO_MOVE, 0, 0, self.castling, self.ep_square if self.ep_square is not None else -1,
-                            self.ep_key, self.halfmove_clock, self.key, self.mg, self.eg, self.phase))
+        self._stack.append((NO_MOVE, 0, 0, self.castling, self.ep_square, self.ep_key, self.halfmove_clock,
+                            self.key, self.mg, self.eg, self.phase))
         self.key ^= _SIDE_KEY ^ self.ep_key
-        self.ep_square = None
+        self.ep_square = NO_SQUARE
         self.ep_key = 0
         self.halfmove_clock += 1
         self.turn = not self.turn
@@ -511,7 +547,7 @@ class Position:
         """Takes back the last :meth:`push` or :meth:`push_null`."""
         (move, piece, captured, self.castling, ep_square, self.ep_key, self.halfmove_clock,
          self.key, self.mg, self.eg, self.phase) = self._stack.pop()
-        self.ep_square = None if ep_square < 0 else ep_square
+        self.ep_square = ep_square
         them = self.turn
         us = not them
         self.turn = us
@@ -520,32 +556,34 @@ class Position:
         from_square = move & 63
         to_square = move >> 6 & 63
         types = self.types
-        bb = self.bb
-        occupied_co = self.occupied_co
         from_mask = BB_SQUARES[from_square]
         to_mask = BB_SQUARES[to_square]
-        bb[types[to_square]] ^= to_mask
-        bb[piece] ^= from_mask
-        occupied_co[us] ^= from_mask | to_mask
+        landing = types[to_square]
+        if landing == piece:
+            self._toggle(piece, from_mask | to_mask)
+        else:
+            self._toggle(landing, to_mask)
+            self._toggle(piece, from_mask)
+        self._toggle_side(us, from_mask | to_mask)
         types[from_square] = piece
         types[to_square] = captured
         if captured:
-            bb[captured] ^= to_mask
-            occupied_co[them] ^= to_mask
+            self._toggle(captured, to_mask)
+            self._toggle_side(them, to_mask)
         elif piece == PAWN and to_square == ep_square:
             victim = to_square - 8 if us == chess.WHITE else to_square + 8
             victim_mask = BB_SQUARES[victim]
-            bb[PAWN] ^= victim_mask
-            occupied_co[them] ^= victim_mask
+            self.pawns ^= victim_mask
+            self._toggle_side(them, victim_mask)
             types[victim] = PAWN
         elif piece == ROYAL and to_square - from_square in (2, -2):
             rook_from, rook_to = _CASTLING_ROOK[to_square]
             rook_mask = BB_SQUARES[rook_from] | BB_SQUARES[rook_to]
-            bb[ROOK] ^= rook_mask
-            occupied_co[us] ^= rook_mask
+            self.rooks ^= rook_mask
+            self._toggle_side(us, rook_mask)
             types[rook_from] = ROOK
             types[rook_to] = 0
-        self.occupied = occupied_co[0] | occupied_co[1]
+        self.occupied = self.white | self.black
 
     # Facts the search asks for.
 
@@ -559,7 +597,7 @@ class Position:
         if not move:
             return False
         from_square = move & 63
-        if not self.occupied_co[self.turn] & BB_SQUARES[from_square]:
+        if not self.side(self.turn) & BB_SQUARES[from_square]:
             return False
         to_square = move >> 6 & 63
         piece = self.types[from_square]
@@ -572,7 +610,7 @@ class Position:
             return move in self.captures(BB_SQUARES[to_square] | BB_SQUARES[to_square ^ 8]) \
                 or move in self._moves(BB_SQUARES[to_square] & ~self.occupied)
         to_mask = BB_SQUARES[to_square]
-        if move >> 12 or to_mask & (self.occupied_co[self.turn] | self.bb[ROYAL]):
+        if move >> 12 or to_mask & (self.side(self.turn) | self.kings):
             return False
         if piece == ROYAL:
             return bool(BB_KNIGHT_ATTACKS[from_square] & to_mask)
@@ -587,5 +625,4 @@ class Position:
 
     def has_non_pawn_material(self, color: chess.Color) -> bool:
         """Whether *color* has a piece besides pawns and the royal knight (no zugzwang risk)."""
-        bb = self.bb
-        return bool(self.occupied_co[color] & (bb[COMMONER] | bb[BISHOP] | bb[ROOK] | bb[QUEEN]))
+        return bool(self.side(color) & (self.knights | self.bishops | self.rooks | self.queens))

@@ -37,7 +37,7 @@ import chess
 from bot.engine import evaluation
 from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, Ponder, budget
-from bot.engine.constants import BB_SQUARES
+from bot.engine.constants import BB_SQUARES, popcount
 from bot.engine.moves import captures
 from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
 from bot.engine.result import SearchResult as SearchResult  # re-exported: callers import it from here
@@ -330,7 +330,7 @@ class _Search:
         if in_check:
             depth += 1
         if depth <= 0 or ply >= MAX_PLY:
-            return self._quiescence(alpha, beta, ply)
+            return self._quiescence_node(alpha, beta, ply, in_check)  # this node, already counted
 
         key = self.keys[-1]
         entry = self.tt.get(key)
@@ -415,11 +415,15 @@ class _Search:
         return best_score
 
     def _quiescence(self, alpha: int, beta: int, ply: int) -> int:
-        position = self.position
         self.nodes += 1
         if self.nodes >= self.next_check:
             self._checkpoint()
-        in_check = position.in_check()
+        return self._quiescence_node(alpha, beta, ply, self.position.in_check())
+
+    def _quiescence_node(self, alpha: int, beta: int, ply: int, in_check: bool) -> int:
+        """Quiescence search of a node already counted (by :meth:`_quiescence`, or by
+        :meth:`_search` at its horizon, which also knows whether the side to move is in check)."""
+        position = self.position
         moves: list[tuple[int, Move]]
         if in_check:
             if ply >= MAX_PLY:
@@ -478,9 +482,7 @@ class _Search:
         if score is None:
             if len(self.eval_cache) >= EVAL_CACHE_SIZE:
                 self.eval_cache.clear()
-            position = self.position
-            score = self.eval_cache[key] = evaluation.evaluate(
-                position, (position.mg, position.eg, position.phase), self.pawn_cache)
+            score = self.eval_cache[key] = evaluation.evaluate(self.position, self.pawn_cache)
         return score
 
     def _is_draw(self, ply: int) -> bool:
@@ -495,10 +497,10 @@ class _Search:
             for index in range(last - 4, max(self.null_floors[-1], last - clock) - 1, -2):
                 if keys[index] == key:
                     return True
-        if not position.bb[PAWN] and position.occupied.bit_count() <= 4:
-            occupied, bishops, royals = position.occupied, position.bb[chess.BISHOP], position.bb[chess.KING]
-            return all(insufficient_material(position.occupied_co[color], occupied, bishops, royals)
-                       for color in chess.COLORS)
+        if not position.pawns and popcount(position.occupied) <= 4:
+            occupied, bishops, royals = position.occupied, position.bishops, position.kings
+            return (insufficient_material(position.white, occupied, bishops, royals)
+                    and insufficient_material(position.black, occupied, bishops, royals))
         return False
 
     def _reward_quiet(self, move: Move, depth: int, killers: list[Move], history: list[int]) -> None:
@@ -599,7 +601,7 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], his
     values = evaluation.PIECE_VALUES
     them = not position.turn
     good, bad = [], []
-    for move in position.captures(position.occupied_co[them]):
+    for move in position.captures(position.side(them)):
         if move == hash_move:
             continue
         to_square = move >> 6 & 63
