@@ -263,7 +263,7 @@ def report(args: argparse.Namespace, samples: list[Sample], games: list[Played],
     warm = [s for s in samples if s.at_s >= args.warmup_min * 60] or samples
     print(f"\nsoak: {args.dialect}, {'engine ' + args.engine if args.engine else 'built-in engine'}, "
           f"{args.base}+{args.increment}, {'with' if args.faults else 'without'} faults, "
-          f"restart every {args.restart_every or 'never'} games, "
+          f"{f'a restart every {args.restart_every} games' if args.restart_every else 'no restarts'}, "
           f"{(samples[-1].at_s if samples else 0) / 60:.1f} min, {restarts} restarts")
     unresolved = [game for game in games if game.pgn_result in ("*", "missing")]
     wrong = [game for game in games if game.pgn_result not in ("*", "missing", game.true_result)]
