@@ -1,6 +1,8 @@
 # knightmate-bot as a long-running container service.
 #   docker build -t knightmate-bot .
 #   docker run -d --name knightmate-bot -e KNIGHTMATE_BOT_TOKEN -v knightmate-data:/data knightmate-bot
+#   docker run --rm -p 127.0.0.1:8000:8000 knightmate-bot play --config /config/config.yml --host 0.0.0.0
+#     (play the bot on a web page: published on the host's loopback only)
 # The token comes only from the environment; games (PGNs), the state file and the heartbeat go to
 # the /data volume, which is also the working directory, so relative paths in the config land there.
 # Mount your own config over /config/config.yml to change the defaults.
@@ -51,7 +53,8 @@ USER knightmate
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
     CMD ["knightmate-bot", "health", "--config", "/config/config.yml"]
 
-# `docker stop` sends SIGTERM; the bot leaves its streams and exits 0 within seconds.
+# `docker stop` sends SIGTERM; the bot leaves its streams and exits 0 within seconds (its games go
+# on after the next start). `docker kill --signal USR1` makes it finish its games first, then exit 0.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["knightmate-bot"]
 CMD ["run", "--config", "/config/config.yml"]

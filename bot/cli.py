@@ -45,7 +45,8 @@ def _uci(args: argparse.Namespace) -> int:
 
 
 def _bot(args: argparse.Namespace) -> int:
-    """``run``, ``upgrade``, ``health`` and ``demo``; config and start-up problems are one line, exit 2."""
+    """``run``, ``upgrade``, ``health``, ``stop-after-games`` and ``demo``; config and start-up problems
+    are one line, exit 2."""
     from bot import commands
 
     try:
@@ -53,7 +54,8 @@ def _bot(args: argparse.Namespace) -> int:
             from bot.demo import main as play_demo  # the sandbox is loaded only for the demo
 
             return play_demo(dialect=args.dialect, engine_command=args.engine)
-        command = {"run": commands.run, "upgrade": commands.upgrade, "health": commands.health}[args.command]
+        command = {"run": commands.run, "upgrade": commands.upgrade, "health": commands.health,
+                   "stop-after-games": commands.stop_after_games}[args.command]
         return command(args.config)
     except (commands.ConfigError, commands.StartupError) as error:
         print(f"knightmate-bot {args.command}: {error}", file=sys.stderr)
@@ -73,6 +75,19 @@ def _sandbox(args: argparse.Namespace) -> int:
                      increment_s=args.increment, out=sys.stdout)
     except (ValueError, OSError) as error:
         print(f"knightmate-bot sandbox: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _play(args: argparse.Namespace) -> int:
+    """Plays the bot on a local web page until Ctrl-C."""
+    from bot import commands
+    from bot.play import PlayError, play
+
+    try:
+        return play(config_path=args.config, dialect=args.dialect, host=args.host, port=args.port,
+                    open_browser=args.open, out=sys.stdout)
+    except (commands.ConfigError, commands.StartupError, PlayError, OSError) as error:
+        print(f"knightmate-bot play: {error}", file=sys.stderr)
         return EXIT_USAGE
 
 
@@ -120,7 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, text in (("run", "play online: accept challenges and play them until SIGINT/SIGTERM"),
                        ("upgrade", "turn the token's account into a BOT account (irreversible)"),
-                       ("health", "exit 0 if the running bot's event stream spoke lately, else 1")):
+                       ("health", "exit 0 if the running bot's event stream spoke lately, else 1"),
+                       ("stop-after-games", "make the running bot decline new challenges, finish its games "
+                                            "and exit (as SIGUSR1 does)")):
         command = commands.add_parser(name, help=text)
         command.add_argument("--config", metavar="PATH", help="config file (default: ./config.yml if present)")
         command.set_defaults(handler=_bot)
@@ -143,6 +160,16 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument("--limit", type=int, default=180, help="challenge clock limit, seconds (default: 180)")
     sandbox.add_argument("--increment", type=int, default=2, help="challenge increment, seconds (default: 2)")
     sandbox.set_defaults(handler=_sandbox)
+
+    play = commands.add_parser("play", help="play the bot, with its config, on a local web page")
+    play.add_argument("--config", metavar="PATH", help="the bot's config file (default: ./config.yml if present)")
+    play.add_argument("--dialect", choices=("lichess", "pychess"), default="lichess",
+                      help="which server dialect the bot and the sandbox speak (default: lichess)")
+    play.add_argument("--host", default="127.0.0.1",
+                      help="address the page listens on (default: 127.0.0.1; another one prints a warning)")
+    play.add_argument("--port", type=int, default=8000, help="the page's port (default: 8000; 0 = any free port)")
+    play.add_argument("--open", action="store_true", help="open the page in the default browser")
+    play.set_defaults(handler=_play)
 
     return parser
 

@@ -292,8 +292,10 @@ class _StreamPlan:
 class Client:
     """The Bot API for one account on one server, in that server's dialect."""
 
-    def __init__(self, settings: ServerSettings, token: Secret, *, give_up_after_s: float = 120.0,
+    def __init__(self, settings: ServerSettings, token: Secret, *, give_up_after_s: float,
                  rng: random.Random | None = None) -> None:
+        """``give_up_after_s`` is ``game.give_up_after_s``: how long a game's stream may fail before
+        the game is given up (:meth:`game_events`)."""
         self.settings = settings
         self.give_up_after_s = give_up_after_s
         self.dialect = settings.resolved_dialect

@@ -51,10 +51,6 @@ class ClockReserve:
         return kept + int(self.latency_factor * latency_ms)
 
 
-#: No reserve at all (a game constructed without one, as in tests of other rules).
-NO_RESERVE = ClockReserve()
-
-
 def engine_clock_ms(clock_ms: int, reserve_ms: int) -> int:
     """The clock an engine is shown when the bot's own is *clock_ms*: all but the reserve, or, once
     the clock is under the reserve, a small part of what is left."""

@@ -1,10 +1,12 @@
-"""The bot's subcommands behind the CLI: ``run``, ``upgrade`` and ``health``.
+"""The bot's subcommands behind the CLI: ``run``, ``upgrade``, ``health`` and ``stop-after-games``.
 
 Each one loads the config (``./config.yml`` by default; when that default file does not exist the
 documented defaults apply, so ``docker run IMAGE run`` with only a token works), and returns an
 exit code. Problems an operator can fix raise :class:`~bot.config.ConfigError` or
 :class:`~bot.runner.StartupError`, which the CLI prints as one line with exit code 2. SIGINT and
-SIGTERM stop ``run`` cleanly with exit code 0. Nothing here prints the token.
+SIGTERM stop ``run`` cleanly with exit code 0 (its games go on after the next start); SIGUSR1 (or
+``stop-after-games``, which leaves ``bot.stop_file`` for the running bot to find) makes it decline
+new challenges, finish its games and then exit 0. Nothing here prints the token.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from bot.client import Client, ClientError
-from bot.config import ConfigError, Settings, load_settings, load_token, log_level
+from bot.config import ConfigError, Secret, Settings, load_settings, load_token, log_level
 from bot.engines import open_engines
 from bot.runner import Runner, StartupError
 from bot.storage import age_s
@@ -52,22 +55,34 @@ def run(config_path: str | None) -> int:
     settings = load(config_path)
     token = load_token(settings.server)
     setup_logging(settings)
-    client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
-    workers = search_workers(settings)
-    stop = threading.Event()
+    stop, finish = threading.Event(), threading.Event()
     for signal_number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signal_number, lambda number, frame: stop.set())
+    signal.signal(signal.SIGUSR1, lambda number, frame: finish.set())
+    return play_on_server(settings, token, stop, finish)
+
+
+def play_on_server(settings: Settings, token: Secret, stop: threading.Event, finish: threading.Event | None = None,
+                   started: Callable[[Runner], None] | None = None) -> int:
+    """The bot on ``settings.server`` until ``stop`` (or, after ``finish``, until its games are over):
+    what ``run`` does online and ``play`` does against its local sandbox (which is handed the
+    runner, through *started*, to read results)."""
+    client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
+    workers = search_workers(settings)
     try:
         # An external engine is started and checked here, before any challenge can be accepted.
         with open_engines(settings.engine, workers) as engines:
-            return Runner(settings, client, engines, workers).run(stop)
+            runner = Runner(settings, client, engines, workers)
+            if started is not None:
+                started(runner)
+            return runner.run(stop, finish)
     finally:
         client.close()
 
 
 def upgrade(config_path: str | None) -> int:
     settings = load(config_path)
-    client = Client(settings.server, load_token(settings.server))
+    client = Client(settings.server, load_token(settings.server), give_up_after_s=settings.game.give_up_after_s)
     try:
         client.upgrade_to_bot()
     except ClientError as error:
@@ -81,16 +96,37 @@ def upgrade(config_path: str | None) -> int:
 def health(config_path: str | None) -> int:
     """0 when the heartbeat file is fresh (the event stream said something lately), else 1."""
     settings = load(config_path)
-    age = age_s(settings.bot.heartbeat_file)
-    limit = settings.bot.heartbeat_max_age_s
-    if age is None:
-        print(f"unhealthy: no heartbeat file {settings.bot.heartbeat_file}")
+    problem = _heartbeat_problem(settings)
+    if problem is not None:
+        print(f"unhealthy: {problem}")
         return 1
-    if age > limit:
-        print(f"unhealthy: last heartbeat {age:.0f} s ago (limit {limit:g} s)")
-        return 1
-    print(f"healthy: last heartbeat {age:.0f} s ago")
+    print(f"healthy: last heartbeat {age_s(settings.bot.heartbeat_file) or 0:.0f} s ago")
     return 0
 
 
-__all__ = ["ConfigError", "StartupError", "health", "run", "upgrade"]
+def stop_after_games(config_path: str | None) -> int:
+    """Asks the bot running with this config to stop after its current games: 0 when word was left
+    for it (``bot.stop_file``), 1 when no bot seems to run (its heartbeat is missing or stale)."""
+    settings = load(config_path)
+    problem = _heartbeat_problem(settings)
+    if problem is not None:
+        print(f"no running bot to ask: {problem}")
+        return 1
+    Path(settings.bot.stop_file).touch()
+    print(f"asked the running bot to stop after its current games ({settings.bot.stop_file}); "
+          "it declines new challenges meanwhile")
+    return 0
+
+
+def _heartbeat_problem(settings: Settings) -> str | None:
+    """Why the heartbeat says no bot is running well, or ``None`` when it is fresh."""
+    age = age_s(settings.bot.heartbeat_file)
+    limit = settings.bot.heartbeat_max_age_s
+    if age is None:
+        return f"no heartbeat file {settings.bot.heartbeat_file}"
+    if age > limit:
+        return f"last heartbeat {age:.0f} s ago (limit {limit:g} s)"
+    return None
+
+
+__all__ = ["ConfigError", "StartupError", "health", "run", "stop_after_games", "upgrade"]

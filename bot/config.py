@@ -34,6 +34,8 @@ from bot.engine.book import DEFAULT_BOOK, check_book_file
 TOKEN_ENV = "KNIGHTMATE_BOT_TOKEN"
 DIALECT_CHOICES = (AUTO, *DIALECTS)
 MODES = ("casual", "rated")
+#: Where a chat command is answered: in both rooms of a game's chat, one of them, or nowhere.
+CHAT_ROOMS = {"both": ("player", "spectator"), "player": ("player",), "spectator": ("spectator",), "off": ()}
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
@@ -133,12 +135,27 @@ class GameSettings:
 
 
 @dataclass(frozen=True)
+class ChatSettings:
+    """Where each chat command is answered (a key of :data:`CHAT_ROOMS`). ``!eval`` goes to
+    spectators only by default, as with lichess-bot: the opponent does not read the bot's mind."""
+    help: str = "both"
+    eval: str = "spectator"
+    name: str = "both"
+
+    def rooms(self) -> dict[str, tuple[str, ...]]:
+        """For each command, the rooms it is answered in."""
+        return {item.name: CHAT_ROOMS[getattr(self, item.name)] for item in fields(self)}
+
+
+@dataclass(frozen=True)
 class BotSettings:
     log_level: str = "INFO"
     # Relative, like the state file: it lands in the bot's working (data) directory, not in a
     # shared /tmp where another user could own the name first.
     heartbeat_file: str = "knightmate-bot.heartbeat"
     heartbeat_max_age_s: float = 60.0
+    # Where `knightmate-bot stop-after-games` leaves word for the running bot (next to the heartbeat).
+    stop_file: str = "knightmate-bot.stop-after-games"
 
 
 @dataclass(frozen=True)
@@ -147,6 +164,7 @@ class Settings:
     challenge: ChallengeSettings = field(default_factory=ChallengeSettings)
     engine: EngineSettings = field(default_factory=EngineSettings)
     game: GameSettings = field(default_factory=GameSettings)
+    chat: ChatSettings = field(default_factory=ChatSettings)
     bot: BotSettings = field(default_factory=BotSettings)
 
 
@@ -321,10 +339,16 @@ _READERS: dict[str, dict[str, Reader]] = {
         "state_file": _path,
         "give_up_after_s": _number(1.0),
     },
+    "chat": {
+        "help": _choice(tuple(CHAT_ROOMS)),
+        "eval": _choice(tuple(CHAT_ROOMS)),
+        "name": _choice(tuple(CHAT_ROOMS)),
+    },
     "bot": {
         "log_level": _choice(LOG_LEVELS, upper=True),
         "heartbeat_file": _path,
         "heartbeat_max_age_s": _number(1.0),
+        "stop_file": _path,
     },
 }
 
@@ -333,6 +357,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "challenge": ChallengeSettings,
     "engine": EngineSettings,
     "game": GameSettings,
+    "chat": ChatSettings,
     "bot": BotSettings,
 }
 

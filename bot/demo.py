@@ -66,7 +66,7 @@ def main(dialect: str = "lichess", engine_command: tuple[str, ...] | None = None
         with open_engines(settings.engine, 1) as engines:
             return _play(sandbox, settings, Runner(
                 settings, Client(settings.server, Secret(token), give_up_after_s=settings.game.give_up_after_s),
-                engines))
+                engines, workers=1))
 
 
 def _play(sandbox: Sandbox, settings: Settings, runner: Runner) -> int:

@@ -36,13 +36,14 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import chess
 import chess.engine
 
 from bot.config import ConfigError, EngineSettings
-from bot.engine import Limits, SearchResult
+from bot.engine import Limits, SearchResult, build
 from bot.engine.clock import budget
 from bot.search_pool import SearchPool
 from variant import COMMONER, KnightmateBoard
@@ -57,6 +58,9 @@ Process = tuple[asyncio.SubprocessTransport, chess.engine.UciProtocol]
 
 class GameEngine(Protocol):
     """One game's move source: what the player calls, and what the runner closes after the game."""
+
+    #: Which engine plays, as the ``!name`` chat command tells it.
+    name: str
 
     def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
         """The move for the position after *moves*; also ends any ponder search of this game."""
@@ -103,6 +107,7 @@ class PooledEngine:
     def __init__(self, pool: Pool, game_id: str) -> None:
         self.pool = pool
         self.game_id = game_id
+        self.name = f"the built-in engine ({build.running_build()} build)"
 
     def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
         return self.pool.submit(initial_fen, moves, limits, game_id=self.game_id)
@@ -264,6 +269,8 @@ class UciGameEngine:
         self._search: asyncio.Task[Any] | None = None
         self._closed = False
         self.closing: Future[None] | None = None
+        # The engine's `id name` once it has started; its program's file name (not its path) until then.
+        self.name = f"the UCI engine {Path((settings.command or ('?',))[0]).name}"
         loop.call_soon_threadsafe(self._engine_task)  # started with the game, not at its first move
 
     # -- called from other threads
@@ -303,6 +310,8 @@ class UciGameEngine:
         process = await start_engine(self.settings)
         log.info("game %s: engine %s started (pid %s)", self.game_id, process[1].id.get("name", "?"),
                  process[0].get_pid())
+        if process[1].id.get("name"):
+            self.name = f"the UCI engine {process[1].id['name']}"
         return process
 
     def _restart(self, why: str) -> None:

@@ -22,11 +22,12 @@ import time
 from dataclasses import dataclass
 
 import chess
+import chess.engine
 import chess.pgn
 
 from bot.challenges import start_position_problem
-from bot.clock_reserve import NO_RESERVE, ClockReserve, EchoLatency, engine_clock_ms
-from bot.engine import Limits
+from bot.clock_reserve import ClockReserve, EchoLatency, engine_clock_ms
+from bot.engine import Limits, SearchResult
 from bot.events import GameEnded, GameFull, GameState, GameStreamEvent, OpponentGone, Player, ReportedResult
 from variant import STARTING_FEN, GameMoveError, KnightmateBoard
 
@@ -60,6 +61,16 @@ _DRAWN_STATUSES = ("draw", "stalemate")
 
 
 @dataclass(frozen=True)
+class SearchNote:
+    """What the bot's search said about the move it played at ``ply``: the PGN's ``[%eval]`` and
+    the ``!eval`` chat command read it."""
+    ply: int
+    score: chess.engine.PovScore | None   # None: a book move, or no score reported
+    depth: int
+    pv_san: str                           # the expected line in SAN, from the position before the move
+
+
+@dataclass(frozen=True)
 class Result:
     result: str          # "1-0", "0-1", "1/2-1/2" or "*"
     termination: str     # PGN Termination: normal, time forfeit, abandoned, rules infraction, unterminated
@@ -69,9 +80,9 @@ class Result:
 class Game:
     """A game as the bot sees it. Feed it stream events with :meth:`apply`."""
 
-    def __init__(self, game_id: str, username: str, *, site: str = "", move_overhead_ms: int = 300,
-                 max_move_time_ms: int | None = None, abort_after_s: float = 60.0,
-                 reserve: ClockReserve = NO_RESERVE) -> None:
+    def __init__(self, game_id: str, username: str, *, site: str, move_overhead_ms: int,
+                 max_move_time_ms: int | None, abort_after_s: float, reserve: ClockReserve) -> None:
+        """The settings come from :mod:`bot.config`, the one place where they have defaults."""
         self.id = game_id
         self.username = username
         self.site = site
@@ -95,6 +106,8 @@ class Game:
         self.claim_win_at: float | None = None
         self._own_pending: tuple[int, chess.Move] | None = None  # posted, not yet echoed
         self.scores: list[int | None] = []    # our searches' scores, centipawns (mates as +-100000)
+        self.searches: dict[int, SearchNote] = {}   # by ply: what the search said of each move we played
+        self.clocks_ms: dict[int, int] = {}   # by ply: the mover's clock after the move, as the server said
         self.draw_offered_at: int | None = None
         self.resigned = False                 # the bot resigned (pychess then says nothing more)
         self.aborted_because: str | None = None   # the bot aborted the game, and why
@@ -149,6 +162,10 @@ class Game:
             self.ended = True
         if start_position_problem(self.initial_fen) is None:
             self.board = self._rebuild(state.moves)
+            if state.moves and self.sync_problem is None:
+                mover = not self.board.turn
+                self.clocks_ms.setdefault(len(state.moves) - 1, state.wtime_ms if mover == chess.WHITE
+                                          else state.btime_ms)
         if self._own_pending is not None and len(state.moves) > self._own_pending[0]:
             self._own_pending = None
 
@@ -274,6 +291,49 @@ class Game:
             return None
         return self._waiting_since + self.abort_after_s
 
+    def note_search(self, result: SearchResult) -> SearchNote:
+        """Remembers what the search said about the move about to be played here, for the draw
+        decisions, the PGN and ``!eval``."""
+        self.scores.append(_centipawns(result))
+        score: chess.engine.Score | None = None
+        if result.mate is not None:
+            score = chess.engine.Mate(result.mate)
+        elif result.score_cp is not None:
+            score = chess.engine.Cp(result.score_cp)
+        try:
+            pv_san = self.board.variation_san(list(result.pv))
+        except ValueError:  # an external engine's line that is not legal here: shown as nothing
+            pv_san = ""
+        note = SearchNote(self.ply, chess.engine.PovScore(score, self.board.turn) if score is not None else None,
+                          result.depth, pv_san)
+        self.searches[self.ply] = note
+        return note
+
+    def describe_search(self, max_chars: int) -> str:
+        """The latest search in a sentence of at most *max_chars* (``!eval``): the score from
+        White's side, depth and as much of the expected line as fits."""
+        if not self.searches:
+            return "No search yet in this game."
+        note = self.searches[max(self.searches)]
+        move = f"move {note.ply // 2 + 1}"
+        if note.score is None:
+            return f"At {move}: a book move, not searched."
+        white = note.score.white()
+        if white.is_mate():
+            mate = white.mate() or 0
+            score = f"mate in {abs(mate)} for {'white' if mate > 0 else 'black'}"
+        else:
+            score = f"{(white.score() or 0) / 100:+.2f} (white's view)"
+        sentence = f"At {move}: {score}, depth {note.depth}"
+        words = note.pv_san.split()
+        for kept in range(len(words), 0, -1):
+            if words[kept - 1].endswith("."):
+                continue  # a move number without its move
+            line = f"{sentence}, expecting {' '.join(words[:kept])}{' ...' if kept < len(words) else ''}."
+            if len(line) <= max_chars:
+                return line
+        return f"{sentence}."
+
     def note_own_move(self, move: chess.Move, clock_ms: int | None, posted_at: float | None = None) -> None:
         """Remembers a posted move (posted at *posted_at*, ``time.monotonic()``): it may decide the
         result if pychess never echoes it, and its echo measures the server's latency."""
@@ -366,7 +426,19 @@ class Game:
         else:
             headers["TimeControl"] = "?"
         game.end().comment = result.reason
+        self._annotate(game)
         return game.accept(_EscapingExporter()) + "\n"
+
+    def _annotate(self, game: chess.pgn.Game) -> None:
+        """``[%clk]`` on every move whose clock the server told, ``[%eval]`` (with depth) on each of
+        the bot's searched moves: what Lichess's and pychess's analysis boards and chess.pgn read."""
+        for ply, node in enumerate(game.mainline()):
+            clock_ms = self.clocks_ms.get(ply)
+            if clock_ms is not None:
+                node.set_clock(clock_ms / 1000)
+            note = self.searches.get(ply)
+            if note is not None and note.score is not None:
+                node.set_eval(note.score, note.depth)
 
 
 class _EscapingExporter(chess.pgn.StringExporter):
@@ -396,3 +468,10 @@ def pgn_string(value: str) -> str:
 
 def _name(player: Player) -> str:
     return player.name.lower()
+
+
+def _centipawns(result: SearchResult) -> int | None:
+    """Centipawns from our side, a mate counting as a huge score."""
+    if result.mate is not None:
+        return 100_000 if result.mate > 0 else -100_000
+    return result.score_cp

@@ -43,6 +43,8 @@ from enum import Enum
 
 import chess
 
+from bot import __version__
+from bot.chat import MAX_LINE_CHARS, ChatCommands
 from bot.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
 from bot.clock_reserve import ClockReserve, restart_limits
 from bot.config import Settings
@@ -163,6 +165,8 @@ class GamePlayer:
         self._draw_answered_ply: int | None = None
         # The moves last read from the round socket, until the stream speaks again.
         self._round_moves: tuple[str, ...] | None = None
+        # Chat commands, where the server delivers chat to the bot at all.
+        self._commands = ChatCommands(settings.chat.rooms(), username) if client.dialect.delivers_chat else None
 
     def start(self) -> None:
         for thread in self._threads:
@@ -252,6 +256,7 @@ class GamePlayer:
             return
         if isinstance(event, ChatLine):
             log.debug("game %s: chat %s: %s", self.game_id, printable(event.username), printable(event.text))
+            self._answer_chat(event)
             return
         self.game.apply(event)
         first_full = isinstance(event, GameFull) and self._phase is Phase.STARTING
@@ -386,7 +391,7 @@ class GamePlayer:
         self._move = OurMove(ply, Stage.POSTED, attempt)
         self._deadlines.disarm(Due.ENGINE_LATE)
         if result is not None:
-            game.scores.append(_score(result))
+            game.note_search(result)
         offer = self.client.dialect.draw_offers and game.wants_draw_offer()
         posted_at = time.monotonic()
         outcome = self.client.post_move(self.game_id, uci, offering_draw=offer, cancel=self._leave,
@@ -480,9 +485,23 @@ class GamePlayer:
         if not self.client.dialect.resignation_ends_stream:
             self._finish(None)  # the stream will not say the game is over: leave on our own
 
-    def _chat(self, text: str) -> None:
+    def _answer_chat(self, line: ChatLine) -> None:
+        """Answers a chat command (:mod:`bot.chat`) in the room it was asked in."""
+        commands = self._commands
+        command = commands.to_answer(line, time.monotonic()) if commands is not None else None
+        if commands is None or command is None:
+            return
+        if command == "help":
+            text = commands.help_text(line.room)
+        elif command == "eval":
+            text = self.game.describe_search(MAX_LINE_CHARS)
+        else:
+            text = f"knightmate-bot {__version__}, playing with {self.searcher.name}."
+        self._chat(text, line.room)
+
+    def _chat(self, text: str, room: str = "player") -> None:
         try:
-            self.client.chat(self.game_id, text)
+            self.client.chat(self.game_id, text, room)
         except ClientError as error:
             log.info("game %s: chat not sent: %s", self.game_id, error)
 
@@ -523,13 +542,6 @@ class GamePlayer:
 def _is_over(event: GameFull | GameState) -> bool:
     state = event.state if isinstance(event, GameFull) else event
     return state.is_over
-
-
-def _score(result: SearchResult) -> int | None:
-    """Centipawns from our side, a mate counting as a huge score."""
-    if result.mate is not None:
-        return 100_000 if result.mate > 0 else -100_000
-    return result.score_cp
 
 
 def _describe(result: SearchResult | None) -> str:

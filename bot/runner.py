@@ -11,7 +11,10 @@ until a game ends (see :meth:`Runner._start_player`).
 
 Shutdown (``stop`` set, from SIGINT/SIGTERM in the CLI): stop accepting, interrupt every stream,
 let the players leave (their games stay in the state file for the next start), and return 0
-within a few seconds. The runner never speaks HTTP itself. Each game gets its own engine from the
+within a few seconds. Stopping after the current games (``finish`` set, from SIGUSR1, or the
+``bot.stop_file`` that ``knightmate-bot stop-after-games`` creates): decline every new challenge
+with ``later``, play the games on to their PGNs, then shut down the same way, with nothing left
+to resume. The runner never speaks HTTP itself. Each game gets its own engine from the
 :class:`~bot.engines.Engines` (its process, for an external engine), closed when the game is over
 or at shutdown; the engines themselves belong to whoever made them.
 """
@@ -55,7 +58,7 @@ class StartupError(Exception):
 
 
 class Runner:
-    def __init__(self, settings: Settings, client: Client, engines: Engines, workers: int = 1) -> None:
+    def __init__(self, settings: Settings, client: Client, engines: Engines, workers: int) -> None:
         self.settings = settings
         self.workers = workers
         self.client = client
@@ -72,6 +75,7 @@ class Runner:
         self._answers = ThreadPoolExecutor(max_workers=1, thread_name_prefix="challenges")
         self._done: dict[str, Result | None] = {}
         self._done_changed = threading.Condition(self._lock)
+        self.finishing = threading.Event()   # stopping after the current games
 
     # -- start and stop --------------------------------------------------------------------------
 
@@ -104,7 +108,8 @@ class Runner:
         """Fails at start, not after the first game, when the PGN directory or the state file cannot be written."""
         for key, directory in (("game.pgn_dir", Path(self.settings.game.pgn_dir)),
                                ("game.state_file", Path(self.settings.game.state_file).parent),
-                               ("bot.heartbeat_file", Path(self.settings.bot.heartbeat_file).parent)):
+                               ("bot.heartbeat_file", Path(self.settings.bot.heartbeat_file).parent),
+                               ("bot.stop_file", Path(self.settings.bot.stop_file).parent)):
             try:
                 directory.mkdir(parents=True, exist_ok=True)
             except OSError as error:
@@ -112,9 +117,12 @@ class Runner:
             if not os.access(directory, os.W_OK):
                 raise StartupError(f"{key}: {directory} is not writable")
 
-    def run(self, stop: threading.Event) -> int:
-        """Plays until ``stop`` is set; returns the exit code."""
+    def run(self, stop: threading.Event, finish: threading.Event | None = None) -> int:
+        """Plays until ``stop`` is set, or after ``finish`` (or the stop file) until its games are
+        over; returns the exit code."""
         self.check_files()
+        stop_file = Path(self.settings.bot.stop_file)
+        stop_file.unlink(missing_ok=True)  # a request to a bot that is gone is not one to this bot
         username = self.check_account(stop)
         if username is None:
             log.info("stopped before the server could be reached")
@@ -128,10 +136,28 @@ class Runner:
         events = threading.Thread(target=self._read_events, name="events", daemon=True)
         events.start()
         while not stop.wait(0.5):
-            pass
+            if (finish is not None and finish.is_set()) or stop_file.exists():
+                stop_file.unlink(missing_ok=True)
+                self.finish_games()
+            if self.finishing.is_set() and self._all_games_over():
+                log.info("stopping after the games: all are over")
+                break
         self.shutdown()
         events.join(SHUTDOWN_GRACE_S)
         return 0
+
+    def finish_games(self) -> None:
+        """From now on, decline new challenges with ``later`` and stop once the games are over."""
+        if self.finishing.is_set():
+            return
+        self.finishing.set()  # before the log line: whoever reads it may count on the declines
+        log.info("stopping after the current games (%d playing): new challenges are declined", len(self._players))
+
+    def _all_games_over(self) -> bool:
+        """No game is played, waits for a slot, or was accepted and may still start."""
+        with self._lock:
+            queued = bool(self._queued)
+        return not queued and self.active_games() == 0
 
     def shutdown(self) -> None:
         log.info("shutting down: no new challenges, leaving the streams")
@@ -189,7 +215,10 @@ class Runner:
         what = f"challenge {challenge.id}"
         try:
             what = _describe(challenge)
-            decision = decide(self.settings.challenge, challenge, self.active_games())
+            if self.finishing.is_set():
+                decision = Decision.declined("later", "the bot stops after its current games")
+            else:
+                decision = decide(self.settings.challenge, challenge, self.active_games())
         except Exception:   # a bug must not leave the challenger waiting for an answer
             log.exception("%s: cannot decide on it (a bug); declining it", what)
             decision = Decision.declined("generic", "the bot failed to decide")

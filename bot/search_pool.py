@@ -299,7 +299,7 @@ class SearchPool:
     free worker.
     """
 
-    def __init__(self, workers: int, hash_mb: int = 64, job: SearchJob = engine_search,
+    def __init__(self, workers: int, hash_mb: int, job: SearchJob = engine_search,
                  book_file: str | None = None) -> None:
         self.workers = max(1, workers)
         self.hash_mb = hash_mb

@@ -8,17 +8,22 @@ particular not on time, and its PGN carries the true result or, on pychess only,
 from __future__ import annotations
 
 import dataclasses
+import logging
+import re
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 
+import chess
+import chess.engine
+import chess.pgn
 import pytest
 import requests
 from test_bot_e2e_support import BOT, TOKEN, LocalBot, bot_settings, check_game, decline_reason, make_sandbox, play
 
 from bot.config import ChallengeSettings
 from bot.engine import Limits, SearchResult
-from bot.sandbox import Sandbox
+from bot.sandbox import GameRecord, Sandbox
 from bot.search_pool import SearchPool
 
 DIALECTS = ("lichess", "pychess")
@@ -57,7 +62,9 @@ def bot(sandbox: Sandbox, tmp_path: Path, searcher: SearchPool) -> Iterator[Loca
 
 @pytest.mark.parametrize("color", ["white", "black"])
 def test_whole_game_is_played_to_the_end_with_greeting_goodbye_and_pgn(sandbox: Sandbox, bot: LocalBot,
-                                                                        color: str) -> None:
+                                                                        color: str,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="bot.player")
     game_id = play(sandbox, "human", color=color)          # the challenger's colour
     record, pgn = check_game(sandbox, game_id, bot)
     assert record.white == ("human" if color == "white" else BOT)
@@ -66,6 +73,33 @@ def test_whole_game_is_played_to_the_end_with_greeting_goodbye_and_pgn(sandbox: 
     sandbox.wait_game(game_id, lambda game: [line.text for line in game.chat if line.username == BOT] == farewell,
                       timeout=10, what="greeting and goodbye")
     assert len(list(pgn.mainline_moves())) >= len(record.moves) - 1  # pychess never echoes the last move
+    check_annotations(pgn, record, [entry.getMessage() for entry in caplog.records], sandbox.dialect.name)
+
+
+def check_annotations(pgn: chess.pgn.Game, record: GameRecord, log: list[str], dialect: str) -> None:
+    """The PGN's evals and depths are those the bot logged for its moves, and its clocks those the
+    server reported: every move's, and (Lichess tells the final state) each side's last one."""
+    bot_color = chess.WHITE if record.white == BOT else chess.BLACK
+    moves = [re.search(r"\((\S+)\) (?:depth (\d+) (?:score ([-+]\d+) cp|mate (-?\d+))|(book|fallback) move)", line)
+             for line in log if line.startswith(f"game {record.id}: move ")]
+    nodes = [node for node in pgn.mainline() if node.parent is not None and node.parent.turn() == bot_color]
+    assert moves and len(nodes) >= len(moves) - 1
+    for node, logged in zip(nodes, moves, strict=False):
+        assert logged is not None
+        san, depth, cp, mate, unsearched = logged.groups()
+        assert node.san() == san
+        score = node.eval()
+        if unsearched:
+            assert score is None
+            continue
+        assert score is not None and node.eval_depth() == int(depth)
+        expected = chess.engine.Cp(int(cp)) if cp is not None else chess.engine.Mate(int(mate))
+        assert score.pov(bot_color) == expected
+    clocks = [node.clock() for node in pgn.mainline()]
+    assert None not in clocks[:-1]
+    if dialect == "lichess":
+        last = {node.parent.turn(): node.clock() for node in pgn.mainline() if node.parent is not None}
+        assert last == {chess.WHITE: record.wtime_ms / 1000, chess.BLACK: record.btime_ms / 1000}
 
 
 def test_game_from_a_legal_custom_position_is_played(sandbox: Sandbox, bot: LocalBot) -> None:

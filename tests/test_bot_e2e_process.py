@@ -1,8 +1,10 @@
 """``knightmate-bot run`` as a real process against the sandbox: killed and restarted mid-game,
-SIGTERM, ``health``, and the one-line start-up errors."""
+SIGTERM, stopping after the current games (SIGUSR1, ``stop-after-games``), ``health``, and the
+one-line start-up errors."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_bot_e2e_support import BOT, TOKEN, make_sandbox, play
+from test_bot_e2e_support import BOT, TOKEN, decline_reason, make_sandbox, play
 
 from bot.sandbox import Sandbox
 
@@ -29,14 +31,16 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
     server.stop()
 
 
-def write_config(sandbox: Sandbox, directory: Path, **game: object) -> Path:
+def write_config(sandbox: Sandbox, directory: Path, concurrency: int = 1, **game: object) -> Path:
     config = {
         "server": {"url": sandbox.url, "dialect": sandbox.dialect.name, "read_timeout_s": 1.5,
                    "backoff_initial_s": 0.2, "backoff_max_s": 1.0},
+        "challenge": {"concurrency": concurrency},
         "engine": {"workers": 1, "hash_mb": 8, "max_move_time_ms": 200, "move_overhead_ms": 100},
         "game": {"pgn_dir": str(directory / "games"), "state_file": str(directory / "state.json"),
                  "give_up_after_s": 20, "goodbye": GOODBYE, **game},
-        "bot": {"heartbeat_file": str(directory / "heartbeat"), "log_level": "DEBUG"},  # the token must not show
+        "bot": {"heartbeat_file": str(directory / "heartbeat"), "stop_file": str(directory / "stop"),
+                "log_level": "DEBUG"},  # the token must not show
     }
     path = directory / "config.yml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -125,6 +129,90 @@ def test_sigterm_mid_game_exits_0_within_10_s_and_health_follows_the_heartbeat(s
     stale = subprocess.run(knightmate_bot("health", "--config", str(config)), capture_output=True,
                            env=environment(None), timeout=30)
     assert stale.returncode == 1 and b"unhealthy" in stale.stdout
+
+
+class WatchedBot:
+    """``knightmate-bot run`` whose output goes to a log file and can be waited on line by line."""
+
+    def __init__(self, sandbox: Sandbox, config: Path, log: Path) -> None:
+        connected = sandbox.connections("event", BOT)
+        self.process = subprocess.Popen(knightmate_bot("run", "--config", str(config)), stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, env=environment())
+        self.log = log
+        self._lines: list[str] = []
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        sandbox.wait_connections("event", BOT, connected + 1, timeout=20)
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        with self.log.open("ab") as output:
+            for raw in self.process.stdout:
+                output.write(raw)
+                with self._changed:
+                    self._lines.append(raw.decode(errors="replace"))
+                    self._changed.notify_all()
+
+    def wait_for(self, text: str, timeout: float) -> None:
+        with self._changed:
+            assert self._changed.wait_for(lambda: any(text in line for line in self._lines), timeout), \
+                f"the bot never logged {text!r}"
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=10)
+        self._reader.join(10)
+
+
+@pytest.mark.parametrize(("dialect", "trigger"), [("lichess", "SIGUSR1"), ("pychess", "stop-after-games")])
+def test_stop_after_games_declines_new_challenges_finishes_both_games_and_exits_0(tmp_path: Path, dialect: str,
+                                                                                 trigger: str) -> None:
+    """One game goes on for seconds after the stop whatever its moves (statue never makes its first
+    move, so the bot aborts it after game.abort_after_s), the other is played to its end."""
+    sandbox = make_sandbox(dialect, opponent_delay_s=0.3)
+    # A third game would fit within the concurrency: "later" is the stop's doing.
+    config = write_config(sandbox, tmp_path, concurrency=3, abort_after_s=10)
+    bot = WatchedBot(sandbox, config, tmp_path / "bot.log")
+    try:
+        games = [play(sandbox, "statue", color="black", limit_s=60), play(sandbox, "randy", color="black", limit_s=60)]
+        for game_id in games:
+            sandbox.wait_moves(game_id, 1, timeout=30)
+        if trigger == "SIGUSR1":
+            bot.process.send_signal(signal.SIGUSR1)
+        else:
+            asked = subprocess.run(knightmate_bot("stop-after-games", "--config", str(config)), capture_output=True,
+                                   text=True, env=environment(None), timeout=30)
+            assert asked.returncode == 0, asked.stdout + asked.stderr
+        bot.wait_for("stopping after the current games", timeout=10)
+        assert not sandbox.game(games[0]).over
+        assert decline_reason(sandbox, "randy", limit_s=60, increment_s=1) == "later"
+        code = bot.process.wait(timeout=150)
+        records = [sandbox.game(game_id) for game_id in games]
+    finally:
+        bot.close()
+        sandbox.stop()
+    text = (tmp_path / "bot.log").read_text(errors="replace")
+    assert code == 0, text[-3000:]
+    assert records[0].status == "aborted" and records[1].status not in ("aborted", "noStart")
+    for record in records:
+        assert record.over, record.status
+        pgn = tmp_path / "games" / f"{record.id}.pgn"
+        assert pgn.exists(), text[-3000:]
+        written = pgn.read_text().split('[Result "')[1].split('"')[0]
+        assert written in (record.result, "*" if dialect == "pychess" else record.result)
+    assert "stopping after the games: all are over" in text
+    assert json.loads((tmp_path / "state.json").read_text()) == {"unfinished_games": []}
+    assert not (tmp_path / "stop").exists()
+
+
+def test_stop_after_games_without_a_running_bot_says_so_and_exits_1(tmp_path: Path) -> None:
+    (tmp_path / "config.yml").write_text(f"bot:\n  heartbeat_file: {tmp_path / 'heartbeat'}\n"
+                                         f"  stop_file: {tmp_path / 'stop'}\n")
+    result = run_cli("stop-after-games", "--config", str(tmp_path / "config.yml"), token=None)
+    assert result.returncode == 1 and "no running bot" in result.stdout
+    assert not (tmp_path / "stop").exists()
 
 
 def test_sigterm_while_the_server_is_unreachable_exits_0(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ cannot tell leaves an honest ``*`` with its reason, in bounded time, and the bot
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
@@ -18,6 +19,11 @@ from bot.client import RESULT_LOOKUP_ATTEMPTS
 from bot.engine import Limits, SearchResult
 from bot.sandbox import Sandbox
 from bot.search_pool import SearchPool
+
+
+def reason(pgn: chess.pgn.Game) -> str:
+    """The PGN's closing comment without its ``[%clk]``/``[%eval]`` annotations: why the game ended."""
+    return re.sub(r"\s*\[%[^]]*\]", "", pgn.end().comment).strip()
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +65,7 @@ def test_an_opponent_who_resigns_loses_in_the_pgn(pychess: Sandbox, bot: LocalBo
     pychess.resign(game_id, "randy")
     pgn = ended_by(pychess, bot, game_id, "resign")
     assert headers(pgn) == ("0-1", "normal")
-    assert pgn.end().comment == "resign, as the server reports it"
+    assert reason(pgn) == "resign, as the server reports it"
 
 
 class HeldSearch:
@@ -107,7 +113,7 @@ def test_an_opponents_abort_is_written_as_an_abort(pychess: Sandbox, bot: LocalB
     pychess.abort(game_id, "randy")
     pgn = ended_by(pychess, bot, game_id, "aborted")
     assert headers(pgn) == ("*", "abandoned")
-    assert pgn.end().comment == "aborted, as the server reports it"
+    assert reason(pgn) == "aborted, as the server reports it"
 
 
 def test_an_opponent_who_flags_loses_on_time_in_the_pgn(pychess: Sandbox, bot: LocalBot) -> None:
@@ -123,7 +129,7 @@ def test_an_opponent_who_abandons_loses_in_the_pgn(pychess: Sandbox, bot: LocalB
     pychess.abandon(game_id, "randy")
     pgn = ended_by(pychess, bot, game_id, "timeout")
     assert headers(pgn) == ("1-0", "abandoned")
-    assert pgn.end().comment == "abandon, as the server reports it"
+    assert reason(pgn) == "abandon, as the server reports it"
 
 
 def test_the_bots_own_abort_is_written_as_such(pychess: Sandbox, tmp_path: Path, searcher: SearchPool) -> None:
@@ -134,7 +140,7 @@ def test_the_bots_own_abort_is_written_as_such(pychess: Sandbox, tmp_path: Path,
     finally:
         local.stop()
     assert headers(pgn) == ("*", "abandoned")
-    assert pgn.end().comment == "the bot aborted the game: the opponent made no move in 1 s"
+    assert reason(pgn) == "the bot aborted the game: the opponent made no move in 1 s"
 
 
 # -- a round socket that cannot tell -------------------------------------------------------------
@@ -165,8 +171,8 @@ def test_a_round_socket_that_cannot_tell_leaves_an_honest_star_and_the_bot_plays
     pgn = ended_by(pychess, bot, game_id, "resign")
     assert time.monotonic() - resigned < 15.0
     assert headers(pgn) == ("*", "unterminated")
-    assert "the server ended the game without saying how" in pgn.end().comment
-    assert words in pgn.end().comment
+    assert "the server ended the game without saying how" in reason(pgn)
+    assert words in reason(pgn)
     assert len(pychess.faults.fired) == RESULT_LOOKUP_ATTEMPTS    # asked twice, then gave up
     # Nothing stuck: the next game is played and its result is read.
     next_game = play(pychess, color="white")

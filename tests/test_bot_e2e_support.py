@@ -58,7 +58,7 @@ class LocalBot:
         self.client = Client(settings.server, Secret(TOKEN), give_up_after_s=settings.game.give_up_after_s)
         if not isinstance(engines, Engines):
             engines = BuiltinEngines(engines)  # a shared pool or a test's fake: every game searches with it
-        self.runner = Runner(settings, self.client, engines)
+        self.runner = Runner(settings, self.client, engines, workers=1)
         self.stop_event = threading.Event()
         self.exit_code: int | None = None
         self.error: BaseException | None = None

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from bot.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
-from bot.config import Secret, ServerSettings
+from bot.config import GameSettings, Secret, ServerSettings
 from bot.dialect import LICHESS, PYCHESS
 from bot.events import (
     ChallengeGone,
@@ -235,6 +235,7 @@ def make_client(server: FakeServer, dialect: str = "lichess", **overrides: Any) 
     settings = ServerSettings(url=server.url, dialect=dialect, connect_timeout_s=2.0,
                               read_timeout_s=overrides.pop("read_timeout_s", 2.0), backoff_initial_s=0.05,
                               backoff_max_s=0.2, rate_limit_pause_s=overrides.pop("rate_limit_pause_s", 60.0))
+    overrides.setdefault("give_up_after_s", GameSettings().give_up_after_s)
     return Client(settings, Secret(TOKEN), **overrides)
 
 
@@ -472,7 +473,7 @@ def test_move_to_a_server_that_refuses_connections_is_tried_again() -> None:
     settings = ServerSettings(url="http://127.0.0.1:9", dialect="lichess", connect_timeout_s=1.0,
                               backoff_initial_s=0.01, backoff_max_s=0.02)
     game_over = GivenUpAfterWaits(3)
-    client = Client(settings, Secret(TOKEN))
+    client = Client(settings, Secret(TOKEN), give_up_after_s=GameSettings().give_up_after_s)
     assert client.post_move("g1", "e2e4", cancel=game_over) is MoveOutcome.ABANDONED
     assert game_over.waits == 3
 

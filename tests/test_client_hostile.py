@@ -12,7 +12,7 @@ import pytest
 from test_client import TOKEN, FakeServer, Handler, answer, make_client, sequence, serving
 
 from bot.client import MAX_RETRY_AFTER_S, Client, ClientError, GameStreamLost, MoveOutcome, split_lines
-from bot.config import Secret, ServerSettings
+from bot.config import GameSettings, Secret, ServerSettings
 from bot.dialect import LICHESS, PYCHESS
 from bot.events import ChallengeReceived, ChatLine, GameStarted, GameState, OpponentGone
 from bot.wire import MalformedLine, parse_event_line, parse_game_line
@@ -240,7 +240,7 @@ def connection_gaps(server: FakeServer, path: str, count: int, read: Iterator[ob
 def test_a_server_that_hangs_up_after_each_keep_alive_is_reconnected_with_growing_waits(server: FakeServer,
                                                                                        stream: str) -> None:
     settings = ServerSettings(url=server.url, dialect="lichess", backoff_initial_s=0.05, backoff_max_s=1.0)
-    client = Client(settings, Secret(TOKEN))
+    client = Client(settings, Secret(TOKEN), give_up_after_s=GameSettings().give_up_after_s)
     if stream == "event":
         gaps = connection_gaps(server, "/api/stream/event", 6, client.events(), client)
     else:

@@ -8,6 +8,7 @@ from pathlib import Path
 import chess
 from engine_processes import FAKE_ENGINE
 from test_engines import uci_settings
+from test_game import new_game
 
 from bot.clock_reserve import (
     RESTART_MOVE_MAX_MS,
@@ -71,7 +72,7 @@ def test_the_first_move_after_a_restart_is_a_short_search_fitted_to_the_clock() 
 
 def game_15_plus_1(reserve: ClockReserve) -> Game:
     """A pychess 15+1 game, the bot black, to move at ply 20 with 9 s on its clock."""
-    game = Game("g1", "mybot", move_overhead_ms=300, reserve=reserve)
+    game = new_game(move_overhead_ms=300, reserve=reserve)
     moves = tuple(move for file in "abcdefgh" for move in (f"{file}2{file}3", f"{file}7{file}6")) + (
         "a3a4", "a6a5", "b3b4")
     start = GameState(moves=(), wtime_ms=15_000, btime_ms=15_000, winc_ms=1_000, binc_ms=1_000, status="started")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -43,6 +45,19 @@ def test_shipped_config_yml_documents_every_key_with_a_comment() -> None:
         if line.startswith("  ") and stripped and not stripped.startswith("#"):
             above = lines[index - 1].strip()
             assert above.startswith("#") or lines[index - 2].strip().startswith("#"), line
+
+
+def test_the_files_the_bot_writes_by_default_are_git_ignored() -> None:
+    """A bot run from the repository's root must not leave its state, heartbeat and PGNs as changes."""
+    root = ROOT_CONFIG.parent
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    defaults = Settings()
+    paths = [defaults.game.state_file, defaults.bot.heartbeat_file, defaults.bot.stop_file,
+             f"{defaults.game.pgn_dir}/g1.pgn", f".{defaults.game.state_file}.tmp123"]
+    checked = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=root, capture_output=True, text=True,
+                             timeout=30)
+    assert checked.stdout.split() == paths
 
 
 def test_empty_file_gives_all_defaults(tmp_path: Path) -> None:

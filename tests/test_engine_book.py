@@ -3,13 +3,21 @@ book, and the engine answering book positions without a search."""
 
 from __future__ import annotations
 
+import queue
+import shlex
+import statistics
 import struct
+import subprocess
+import threading
+import time
 from collections import Counter
 from pathlib import Path
 
 import chess
 import chess.polyglot
 import pytest
+from engine_processes import KNIGHTMATE_BOT_UCI
+from make_book import line_lengths
 
 from bot.engine import Engine, Limits
 from bot.engine.book import DEFAULT_BOOK, BookError, OpeningBook, book_entry, check_book_file, write_book
@@ -241,3 +249,96 @@ def test_every_move_in_the_shipped_book_is_legal_and_both_colours_have_lines() -
                 child.push(move)
                 frontier.append(child)
     assert plies[chess.WHITE] >= 20 and plies[chess.BLACK] >= 20
+
+
+#: White's first moves after which every Black reply must be answered, besides the book's own.
+PEOPLES_FIRST_MOVES = ("e2e4", "d2d4", "c2c3", "e2e3")
+#: How fast a book move must come back through ``knightmate-bot uci``, I/O included.
+BOOK_ANSWER_MS = 100
+
+
+def lines_after(first_moves: list[str] | tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Every line of White's first move, then every line of a Black reply to *first_moves*."""
+    start = KnightmateBoard()
+    lines = [(start.uci(move),) for move in start.legal_moves]
+    for first in first_moves:
+        board = KnightmateBoard()
+        board.push_uci(first)
+        lines += [(first, board.uci(reply)) for reply in board.legal_moves]
+    return lines
+
+
+def test_shipped_book_answers_every_first_move_and_every_reply_to_its_own_and_peoples_first_moves() -> None:
+    own = [KnightmateBoard().uci(move) for move in found(DEFAULT_BOOK, KnightmateBoard())]
+    lines = lines_after(sorted({*own, *PEOPLES_FIRST_MOVES}))
+    assert len(lines) >= 18 + 4 * 18
+    unanswered = []
+    for line in lines:
+        board = KnightmateBoard()
+        for uci in line:
+            board.push_uci(uci)
+        if not found(DEFAULT_BOOK, board):
+            unanswered.append(" ".join(line))
+    assert unanswered == []
+
+
+def test_shipped_books_main_lines_are_eight_plies_deep_on_average() -> None:
+    # Both sides by the book's weights, as the engine picks: the lines the engine plays itself.
+    lengths = line_lengths(DEFAULT_BOOK, 2000, None, seed=7)
+    assert statistics.fmean(lengths) >= 8
+
+
+class UciProcess:
+    """``knightmate-bot uci`` as a subprocess, its lines awaited through a reader thread."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(shlex.split(KNIGHTMATE_BOT_UCI), stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def read_until(self, prefix: str) -> list[str]:
+        seen = []
+        while not seen or not seen[-1].startswith(prefix):
+            seen.append(self.lines.get(timeout=20))
+        return seen
+
+    def quit(self) -> None:
+        self.send("quit")
+        self.process.wait(timeout=20)
+
+
+def test_knightmate_bot_uci_answers_from_the_book_at_once_after_every_first_move_and_reply_to_e4_d4_c3_e3(
+) -> None:
+    engine = UciProcess()
+    try:
+        engine.send("uci")
+        engine.read_until("uciok")
+        engine.send("isready")
+        engine.read_until("readyok")
+        slowest_ms = 0.0
+        for line in [(), *lines_after(PEOPLES_FIRST_MOVES)]:
+            engine.send("position startpos" + (" moves " + " ".join(line) if line else ""))
+            started = time.monotonic()
+            engine.send("go wtime 60000 btime 60000 winc 1000 binc 1000")
+            answer = engine.read_until("bestmove")
+            slowest_ms = max(slowest_ms, (time.monotonic() - started) * 1000)
+            move = answer[-1].split()[1]
+            assert answer == [f"info string book move {move}", f"bestmove {move}"], line
+            board = KnightmateBoard()
+            for uci in line:
+                board.push_uci(uci)
+            assert board.parse_uci(move) in found(DEFAULT_BOOK, board)
+        assert slowest_ms < BOOK_ANSWER_MS
+    finally:
+        engine.quit()

@@ -6,11 +6,16 @@ import io
 from dataclasses import replace
 
 import chess
+import chess.engine
 import chess.pgn
 import pytest
 
+from bot.clock_reserve import ClockReserve
+from bot.config import EngineSettings
+from bot.engine import SearchResult
 from bot.events import GameEnded, GameFull, GameState, OpponentGone, Player, ReportedResult
 from bot.game import Game
+from variant import KnightmateBoard
 
 # White mates at ply 7 with the queen: d1h5.
 MATING_LINE = ("e2e3", "e8d6", "d2d3", "d6f5", "c1d2", "f5h6", "d1h5")
@@ -33,8 +38,14 @@ def full(moves: tuple[str, ...] = (), *, me_white: bool = True, fen: str | None 
                     state=state(moves))
 
 
-def new_game(**kwargs: object) -> Game:
-    return Game("g1", "mybot", site="http://127.0.0.1:1", abort_after_s=30.0, **kwargs)  # type: ignore[arg-type]
+def new_game(game_id: str = "g1", **overrides: object) -> Game:
+    """A game with the config's default settings, but for a 30 s abort, no clock reserve (its rule
+    is tested in test_clock_reserve) and any *overrides*."""
+    engine = EngineSettings()
+    options: dict[str, object] = {"site": "http://127.0.0.1:1", "move_overhead_ms": engine.move_overhead_ms,
+                                  "max_move_time_ms": engine.max_move_time_ms, "abort_after_s": 30.0,
+                                  "reserve": ClockReserve(), **overrides}
+    return Game(game_id, "mybot", **options)  # type: ignore[arg-type]
 
 
 def test_colour_is_found_by_name_on_pychess_and_by_id_on_lichess() -> None:
@@ -88,7 +99,7 @@ def test_fallback_move_is_legal() -> None:
 
 
 def test_limits_take_the_time_since_the_state_off_our_clock() -> None:
-    game = Game("g1", "mybot", move_overhead_ms=250, max_move_time_ms=500)
+    game = new_game(move_overhead_ms=250, max_move_time_ms=500)
     game.apply(full(), now=100.0)
     game.apply(state(wtime=30_000, btime=40_000, inc=2_000), now=100.0)
     limits = game.limits(now=100.4)
@@ -231,6 +242,73 @@ def test_pgn_has_variant_players_result_termination_and_reads_back() -> None:
     assert [move.uci() for move in parsed.mainline_moves()] == ["e2e4", "e8f6"]
 
 
+def searched(move: str, *, score_cp: int | None = None, mate: int | None = None, depth: int = 0,
+             pv: tuple[str, ...] = (), from_book: bool = False) -> SearchResult:
+    return SearchResult(chess.Move.from_uci(move), score_cp, mate, depth, 1000, 10,
+                        tuple(chess.Move.from_uci(uci) for uci in (move, *pv)), from_book)
+
+
+def test_pgn_carries_the_bots_evals_with_depth_and_every_clock_the_server_told() -> None:
+    """Read back by chess.pgn: evals from White's side, on the bot's searched moves only (none on a
+    book move), and each move's clock as the state after it gave the mover's."""
+    game = new_game()
+    game.apply(full(me_white=False, pychess=False))
+    game.apply(state(("e2e3",), wtime=59_000, btime=60_000))
+    game.note_search(searched("e8d6", from_book=True))
+    game.apply(state(("e2e3", "e8d6"), wtime=59_000, btime=58_500))
+    game.apply(state(("e2e3", "e8d6", "d2d3"), wtime=57_250, btime=58_500))
+    game.note_search(searched("d6f5", score_cp=35, depth=9, pv=("c1d2",)))
+    game.apply(state(("e2e3", "e8d6", "d2d3", "d6f5"), wtime=57_250, btime=51_100))
+    game.apply(state(("e2e3", "e8d6", "d2d3", "d6f5", "c1d2"), wtime=50_000, btime=51_100))
+    game.note_search(searched("f5h6", mate=-3, depth=12))
+    game.apply(state(("e2e3", "e8d6", "d2d3", "d6f5", "c1d2", "f5h6"), wtime=50_000, btime=49_000,
+                     status="resign", winner="black"))
+    parsed = chess.pgn.read_game(io.StringIO(game.pgn(game.result())))
+    assert parsed is not None
+    nodes = list(parsed.mainline())
+    assert [node.clock() for node in nodes] == [59.0, 58.5, 57.25, 51.1, 50.0, 49.0]
+    black = [chess.engine.PovScore(chess.engine.Cp(35), chess.BLACK), chess.engine.PovScore(chess.engine.Mate(-3),
+                                                                                             chess.BLACK)]
+    assert [node.eval() for node in nodes] == [None, None, None, black[0], None, black[1]]
+    assert [node.eval_depth() for node in nodes] == [None, None, None, 9, None, 12]
+    assert nodes[3].eval().white() == chess.engine.Cp(-35)  # type: ignore[union-attr]
+    assert "resign, black wins" in nodes[-1].comment
+
+
+def test_eval_describes_the_latest_search_from_whites_side_with_its_line_in_san() -> None:
+    game = new_game()
+    game.apply(full(pychess=False))
+    assert game.describe_search(140) == "No search yet in this game."
+    game.note_search(searched("e2e4", from_book=True))
+    assert game.describe_search(140) == "At move 1: a book move, not searched."
+    game.apply(state(("e2e4", "e8f6")))
+    game.note_search(searched("d1h5", score_cp=-120, depth=7, pv=("f6e4",)))
+    assert game.describe_search(140) == "At move 2: -1.20 (white's view), depth 7, expecting 2. Qh5 Kxe4."
+    game.apply(state(("e2e4", "e8f6", "d1h5", "f6e4")))
+    game.note_search(searched("h5f7", mate=2, depth=5, pv=("e7e6", "e5e6")))  # a line that is not legal here
+    assert game.describe_search(140) == "At move 3: mate in 2 for white, depth 5."
+
+
+def test_eval_shows_as_much_of_a_long_line_as_fits_a_chat_line() -> None:
+    game = new_game()
+    game.apply(full(me_white=False, pychess=False))
+    game.apply(state(("e2e4",)))
+    board, line = KnightmateBoard.replay(None, ("e2e4",)), []
+    for _ in range(30):
+        move = sorted(board.legal_moves, key=board.uci)[0]
+        line.append(board.uci(move))
+        board.push(move)
+    game.note_search(searched(line[0], score_cp=80, depth=30, pv=tuple(line[1:])))
+    whole = game.describe_search(10_000)
+    assert whole.startswith("At move 1: -0.80 (white's view), depth 30, expecting 1...a5 2. a3 ")
+    assert " ..." not in whole
+    for limit in (140, 90, 70):
+        cut = game.describe_search(limit)
+        assert len(cut) <= limit and cut.endswith(" ....") and cut[:-5] in whole
+        assert not cut[:-5].endswith(".")   # never a move number without its move
+    assert game.describe_search(20) == "At move 1: -0.80 (white's view), depth 30."
+
+
 def test_pgn_of_an_unknown_result_says_why() -> None:
     game = new_game()
     game.apply(full())
@@ -241,7 +319,7 @@ def test_pgn_of_an_unknown_result_says_why() -> None:
 
 
 def test_limits_show_the_engine_only_its_share_of_our_clock_when_games_share_workers() -> None:
-    game = Game("g1", "mybot")
+    game = new_game()
     game.apply(full(me_white=False), now=0.0)
     game.apply(state(("e2e3",), wtime=50_000, btime=40_000, inc=2_000), now=0.0)
     limits = game.limits(now=0.0, share=0.25)
@@ -306,7 +384,7 @@ def test_pgn_header_values_from_the_server_are_escaped() -> None:
     # A name that would close its tag and forge a Result line, one with a backslash, and a game id
     # with a line break: each stays inside its own header.
     hostile_white = 'Eve"]\n[Result "1-0'
-    game = Game('g"1\r\n', "mybot", site="http://127.0.0.1:1")
+    game = new_game('g"1\r\n')
     game.apply(replace(full(), white=Player(hostile_white), black=Player("mybot"), id='g"1\r\n'))
     game.apply(state(("e2e3", "e7e6")))
     game.apply(GameEnded())

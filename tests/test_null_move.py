@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import chess
 import pytest
+from test_game import new_game
 
 from bot.engine.uci import UciSession
 from bot.engines import engine_board
 from bot.events import GameFull, GameState, Player
-from bot.game import Game
 from bot.sandbox.model import Account, Challenge, MoveRejected
 from bot.sandbox.model import Game as RefereeGame
 from bot.search_pool import _position
@@ -29,11 +29,11 @@ def test_the_board_refuses_the_null_move_as_a_game_move() -> None:
 
 
 def test_a_null_move_in_the_servers_move_list_is_a_sync_problem_not_our_turn() -> None:
-    game = Game("g1", "mybot")
+    game = new_game("g1")
     state = GameState(("0000",), 60_000, 60_000, 0, 0, "started")
     game.apply(GameFull("g1", "knightmate", Player("mybot"), Player("alice"), None, None, None, None, state))
     # As black after a "move" by white it would be our turn; it is not a move, so nothing is played.
-    game_as_black = Game("g2", "mybot")
+    game_as_black = new_game("g2")
     game_as_black.apply(GameFull("g2", "knightmate", Player("alice"), Player("mybot"), None, None, None, None,
                                  state))
     assert game.sync_problem is not None and not game.my_turn
@@ -87,7 +87,7 @@ def test_continuing_a_board_counts_the_moves_from_the_games_start() -> None:
 def test_every_replay_of_the_bot_refuses_the_null_move_and_names_it() -> None:
     """The game, the search pool, the external engines' board and ``knightmate-bot uci``."""
     moves = ("e2e4", "0000")
-    game = Game("g1", "mybot")
+    game = new_game("g1")
     game.apply(GameFull("g1", "knightmate", Player("mybot"), Player("alice"), None, None, None, None,
                         GameState(moves, 60_000, 60_000, 0, 0, "started")))
     assert game.sync_problem is not None and "'0000' at ply 2" in game.sync_problem

@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from bot.client import RESULT_LOOKUP_ATTEMPTS, Client, ClientError
-from bot.config import Secret, ServerSettings
+from bot.config import GameSettings, Secret, ServerSettings
 from bot.events import ReportedResult
 from bot.round_socket import RoundSocketError, read_round_board, round_socket_url
 from bot.sandbox import Sandbox
@@ -81,7 +81,7 @@ def pychess() -> Iterator[Sandbox]:
 def client_for(url: str, dialect: str = "pychess") -> Client:
     settings = ServerSettings(url=url, dialect=dialect, connect_timeout_s=1.0, read_timeout_s=READ_TIMEOUT_S,
                               backoff_initial_s=0.1, backoff_max_s=0.5)
-    return Client(settings, Secret("tok-mybot"))
+    return Client(settings, Secret("tok-mybot"), give_up_after_s=GameSettings().give_up_after_s)
 
 
 def accepted_game(sandbox: Sandbox, increment_s: int = 0) -> tuple[Client, str]:

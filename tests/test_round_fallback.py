@@ -13,6 +13,7 @@ from pathlib import Path
 
 import chess
 import pytest
+from test_game import new_game
 
 from bot import round_fallback
 from bot.client import Client, MoveOutcome
@@ -45,7 +46,7 @@ def board(moves: tuple[str, ...] | None, status: str = "started", result: str = 
 
 
 def black_game(moves: tuple[str, ...] = OPENING[:2]) -> Game:
-    game = Game("g1", "mybot")
+    game = new_game()
     game.apply(GameFull(id="g1", variant="knightmate", white=Player("alice"), black=Player("mybot"),
                         initial_fen=None, base_ms=None, increment_ms=None, rated=None,
                         state=GameState((), 60_000, 60_000, 1_000, 1_000, "started")))
@@ -143,8 +144,8 @@ def test_a_setup_that_is_not_what_the_bot_writes_is_refused(setup: dict[str, obj
 
 
 def test_a_game_the_bot_does_not_play_keeps_no_setup() -> None:
-    assert setup_of(Game("g1", "mybot")) is None
-    game = Game("g1", "mybot")
+    assert setup_of(new_game()) is None
+    game = new_game()
     game.apply(dataclasses.replace(full(()), variant="chess"))
     assert setup_of(game) is None
 
@@ -241,7 +242,7 @@ def test_the_round_socket_is_read_at_most_once_a_second_and_a_failed_read_is_onl
     reader("409")                                     # too soon: no second handshake
     assert boards == [board(OPENING[:1])] and client.boards.empty()
     failing = RoundReader(Client(ServerSettings(url="http://127.0.0.1:9", dialect="pychess", connect_timeout_s=0.5),
-                                 Secret("tok")), "g1", boards.append)
+                                 Secret("tok"), give_up_after_s=20.0), "g1", boards.append)
     failing("409")
     assert len(boards) == 1 and "the round socket unreadable" in caplog.text
 

@@ -12,7 +12,7 @@ import chess.engine
 import pytest
 
 from bot.engine.book import DEFAULT_BOOK, book_entry, write_book
-from bot.engine.uci import UciSession
+from bot.engine.uci import OPTIONS, UciSession
 from variant import KnightmateBoard
 
 TIMEOUT_S = 20
@@ -55,6 +55,32 @@ def test_uci_handshake_lists_variant_and_options() -> None:
     transcript.send("setoption name UCI_Variant value knightmate", "setoption name Hash value 8",
                     "setoption name Move Overhead value 0", "ucinewgame", "isready")
     assert transcript.read_until("readyok") == ["readyok"]
+
+
+def test_each_option_is_announced_from_its_declaration_and_setoption_follows_its_bounds() -> None:
+    """python-chess reads the announcement back into the very declarations; a session starts at the
+    defaults; a spin's bounds are accepted and one past them is refused."""
+    transcript = Transcript()
+    transcript.send("uci")
+    announced = [line for line in transcript.read_until("uciok") if line.startswith("option ")]
+    assert len(announced) == len(OPTIONS)
+    session, defaults = transcript.session, {option.spec.name: option.spec.default for option in OPTIONS}
+    assert (session.engine.hash_mb, session.move_overhead_ms, session.own_book, str(session.book_file)) == \
+        (defaults["Hash"], defaults["Move Overhead"], defaults["OwnBook"], defaults["Book File"])
+    for option in OPTIONS:
+        spec = option.spec
+        if spec.type != "spin":
+            continue
+        transcript.send(f"setoption name {spec.name} value {spec.min}", f"setoption name {spec.name} value {spec.max}",
+                        f"setoption name {spec.name} value {(spec.max or 0) + 1}", "isready")
+        assert [line.startswith("info string error") for line in transcript.read_until("readyok")] == \
+            [True, False], spec.name
+
+
+def test_python_chess_reads_the_announced_options_as_declared() -> None:
+    with chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "bot.cli", "uci"], timeout=TIMEOUT_S) as engine:
+        assert {name: engine.options[name] for name in engine.options} == \
+            {option.spec.name: option.spec for option in OPTIONS}
 
 
 def test_scripted_session_plays_legal_moves_with_info_lines() -> None:

@@ -49,7 +49,9 @@ class Limits:
 
     With neither a clock nor ``movetime`` (nor ``depth``/``nodes``), the search runs until
     ``infinite`` is cleared by a stop event or the maximum depth is reached. ``movestogo`` is
-    optional (UCI sends it for classical time controls).
+    optional (UCI sends it for classical time controls). ``move_overhead_ms`` is what the caller
+    holds back for lag, none unless it says: its settings (``engine.move_overhead_ms``, UCI's
+    ``Move Overhead``) have their defaults where they are declared.
     """
 
     wtime: int | None = None
@@ -60,7 +62,7 @@ class Limits:
     depth: int | None = None
     nodes: int | None = None
     infinite: bool = False
-    move_overhead_ms: int = 100
+    move_overhead_ms: int = 0
     movestogo: int | None = None
 
 

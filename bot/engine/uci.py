@@ -26,9 +26,11 @@ import io
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TextIO
 
 import chess
+import chess.engine
 
 from bot import __version__
 from bot.engine import build
@@ -42,11 +44,6 @@ logger = logging.getLogger(__name__)
 #: Says which engine build runs (compiled by mypyc or pure Python), as actually imported.
 ENGINE_NAME = f"knightmate-bot {__version__} ({build.running_build()})"
 AUTHOR = "the knightmate-bot authors"
-DEFAULT_HASH_MB = 64
-MAX_HASH_MB = 4096
-#: A GUI on the same machine has little lag; the online bot passes its own overhead.
-DEFAULT_MOVE_OVERHEAD_MS = 30
-MAX_MOVE_OVERHEAD_MS = 5000
 
 _GO_INT_ARGUMENTS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes")
 
@@ -61,15 +58,16 @@ class UciSession:
     def __init__(self, write: Callable[[str], None]) -> None:
         self._write_line = write
         self._write_lock = threading.Lock()
-        self.engine = Engine(hash_mb=DEFAULT_HASH_MB)
+        self.engine = Engine(hash_mb=int(HASH.default or 1))
         self.book_file = DEFAULT_BOOK
-        self.own_book = True
-        try:
-            self._use_book(True)
-        except UciError as error:  # a broken install: play on without a book, and say why in the log
-            logger.warning("%s", error)
+        self.own_book = False
+        self.move_overhead_ms = 0
+        for option in OPTIONS:  # each option's default, set as a GUI's setoption would set it
+            try:
+                option.apply(self, option.spec.default)
+            except UciError as error:  # a broken install (no book): play on, and say why in the log
+                logger.warning("%s", error)
         self.board = KnightmateBoard()
-        self.move_overhead_ms = DEFAULT_MOVE_OVERHEAD_MS
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         # The running search's ponder handle and the limits it gets at ``ponderhit``.
@@ -119,14 +117,8 @@ class UciSession:
     def _uci(self, _: list[str]) -> None:
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {AUTHOR}")
-        self.send("option name UCI_Variant type combo default knightmate var knightmate")
-        self.send(f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}")
-        self.send(f"option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD_MS} min 0 "
-                  f"max {MAX_MOVE_OVERHEAD_MS}")
-        # The GUI decides when to ponder; the option only tells it that this engine can.
-        self.send("option name Ponder type check default false")
-        self.send("option name OwnBook type check default true")
-        self.send(f"option name Book File type string default {DEFAULT_BOOK}")
+        for option in OPTIONS:
+            self.send(announcement(option.spec))
         self.send("uciok")
 
     def _new_game(self, _: list[str]) -> None:
@@ -142,29 +134,31 @@ class UciSession:
             name, value = " ".join(arguments[1:split]), " ".join(arguments[split + 1:])
         else:
             name, value = " ".join(arguments[1:]), ""
-        key = name.lower()
-        if key == "uci_variant":
-            if value.lower() != "knightmate":
-                raise UciError(f"unsupported variant {value!r}: this engine plays only knightmate")
-        elif key == "hash":
-            self.engine.hash_mb = _int_in_range(name, value, 1, MAX_HASH_MB)
-        elif key == "move overhead":
-            self.move_overhead_ms = _int_in_range(name, value, 0, MAX_MOVE_OVERHEAD_MS)
-        elif key == "ponder":
-            if value.lower() not in ("true", "false"):
-                raise UciError(f"Ponder must be true or false, got {value!r}")
-        elif key == "ownbook":
-            if value.lower() not in ("true", "false"):
-                raise UciError(f"OwnBook must be true or false, got {value!r}")
-            self._use_book(value.lower() == "true")
-        elif key == "book file":
-            try:
-                self.book_file = check_book_file(value)
-            except BookError as error:
-                raise UciError(f"Book File {value!r}: {error}") from None
-            self._use_book(self.own_book)
-        else:
+        option = _BY_NAME.get(name.lower())
+        if option is None:
             raise UciError(f"unknown option {name!r}")
+        option.apply(self, parse_value(option.spec, value))
+
+    # What applies each option's value (see OPTIONS); the value is parsed and checked already.
+
+    def _keep(self, value: chess.engine.ConfigValue) -> None:
+        """UCI_Variant has one choice; Ponder only tells the GUI this engine can (the GUI decides when)."""
+
+    def _set_hash(self, value: chess.engine.ConfigValue) -> None:
+        self.engine.hash_mb = int(value or 0)
+
+    def _set_move_overhead(self, value: chess.engine.ConfigValue) -> None:
+        self.move_overhead_ms = int(value or 0)
+
+    def _set_book_file(self, value: chess.engine.ConfigValue) -> None:
+        try:
+            self.book_file = check_book_file(str(value))
+        except BookError as error:
+            raise UciError(f"Book File {value!r}: {error}") from None
+        self._use_book(self.own_book)
+
+    def _set_own_book(self, value: chess.engine.ConfigValue) -> None:
+        self._use_book(bool(value))
 
     def _use_book(self, on: bool) -> None:
         """Answers positions from ``book_file`` (``OwnBook`` true), or searches them all."""
@@ -301,6 +295,32 @@ def _uci_line(board: KnightmateBoard, moves: tuple[chess.Move, ...]) -> list[str
     return texts
 
 
+@dataclass(frozen=True)
+class UciOption:
+    """One option of ``knightmate-bot uci``: what ``uci`` announces (python-chess's description of
+    an option: name, type, default, bounds, choices) and what applies a value ``setoption`` parsed."""
+    spec: chess.engine.Option
+    apply: Callable[[UciSession, chess.engine.ConfigValue], None]
+
+
+HASH = chess.engine.Option("Hash", "spin", 64, 1, 4096, [])
+#: Declared before ``OwnBook``, so that the defaults, set in this order, read the book once.
+BOOK_FILE = chess.engine.Option("Book File", "string", str(DEFAULT_BOOK), None, None, [])
+
+#: The options, announced in this order; the one place each has its default and bounds. Written as
+#: python-chess reads them back from the announcement (``var`` empty but for a combo).
+OPTIONS = (
+    UciOption(chess.engine.Option("UCI_Variant", "combo", "knightmate", None, None, ["knightmate"]), UciSession._keep),
+    UciOption(HASH, UciSession._set_hash),
+    # A GUI on the same machine has little lag; the online bot holds back its own overhead.
+    UciOption(chess.engine.Option("Move Overhead", "spin", 30, 0, 5000, []), UciSession._set_move_overhead),
+    UciOption(chess.engine.Option("Ponder", "check", False, None, None, []), UciSession._keep),
+    UciOption(BOOK_FILE, UciSession._set_book_file),
+    UciOption(chess.engine.Option("OwnBook", "check", True, None, None, []), UciSession._set_own_book),
+)
+_BY_NAME = {option.spec.name.lower(): option for option in OPTIONS}
+
+
 def _int_in_range(name: str, text: str, low: int, high: int) -> int:
     try:
         value = int(text)
@@ -309,6 +329,34 @@ def _int_in_range(name: str, text: str, low: int, high: int) -> int:
     if not low <= value <= high:
         raise UciError(f"{name} must be between {low} and {high}, got {value}")
     return value
+
+
+def announcement(spec: chess.engine.Option) -> str:
+    """The ``option`` line ``uci`` sends for *spec*."""
+    default = str(spec.default).lower() if spec.type == "check" else str(spec.default)
+    line = f"option name {spec.name} type {spec.type} default {default}"
+    if spec.type == "spin":
+        line += f" min {spec.min} max {spec.max}"
+    return line + "".join(f" var {choice}" for choice in spec.var or ())
+
+
+def parse_value(spec: chess.engine.Option, text: str) -> chess.engine.ConfigValue:
+    """A ``setoption`` value for *spec*, checked against its type, bounds and choices: a GUI's
+    word is untrusted, so unlike python-chess's lenient :meth:`chess.engine.Option.parse` a check
+    is ``true`` or ``false`` only, and a combo's choices match in any case."""
+    if spec.type == "check":
+        if text.lower() not in ("true", "false"):
+            raise UciError(f"{spec.name} must be true or false, got {text!r}")
+        return text.lower() == "true"
+    if spec.type == "spin":
+        assert spec.min is not None and spec.max is not None, "every spin option has bounds"
+        return _int_in_range(spec.name, text, spec.min, spec.max)
+    if spec.type == "combo":
+        choices = {choice.lower(): choice for choice in spec.var or ()}
+        if text.lower() not in choices:
+            raise UciError(f"{spec.name} must be one of {', '.join(spec.var or ())}, got {text!r}")
+        return choices[text.lower()]
+    return text
 
 
 def run(stdin: TextIO, stdout: TextIO) -> int:

@@ -5,8 +5,9 @@ on a loopback address (it refuses any other), with the standard library only: a 
 server writing HTTP/1.1 chunked ndjson streams by hand, :class:`variant.KnightmateBoard` as the
 referee, clocks that flag, opponents it plays itself and faults injected on demand. Tests and
 ``knightmate-bot demo`` drive it in-process through :class:`Sandbox`; ``knightmate-bot sandbox``
-runs it for a person's bot. The bot under test only ever speaks HTTP to ``sandbox.url``. The
-sandbox is never used by ``knightmate-bot run``, and it never logs tokens.
+runs it for a person's bot, and ``knightmate-bot play`` for a person to play the bot (the human
+seat below). The bot under test only ever speaks HTTP to ``sandbox.url``. The sandbox is never
+used by ``knightmate-bot run``, and it never logs tokens.
 
 Control API
 ===========
@@ -90,6 +91,46 @@ Opponent strategies: ``random`` (a random legal move), ``engine`` (``bot.engine.
 ``claim-victory``/``claim-draw`` work after ``gone_claim_s``). Opponents accept Knightmate
 challenges (decline other variants with ``variant``, or everything with ``generic`` when
 ``accepts_challenges=False``), never offer draws unless told to and never accept them.
+
+The human seat
+==============
+
+A person plays at the sandbox through a seat of its own, never through the Bot API, whose side
+does not change: the bot sees the person's challenges and moves in its dialect, as from anyone.
+``knightmate-bot play`` serves it to a browser (``bot/sandbox/page.py``, which also checks the
+session cookie, the ``X-Knightmate-Play`` header on POSTs and the ``Host``); in-process::
+
+    seat = sandbox.add_person("you", bot="mybot", opponent="randy")   # -> HumanSeat
+    seat.challenge("mybot", limit_s=180, increment_s=2, color="white", fen=None)
+        # waits for the answer: {"id", "status", "gameId", "declineReason", "message"}
+    seat.exhibition(limit_s=180, increment_s=2)   # randy challenges mybot, for the person to watch
+    seat.games_json()                             # every game of the sandbox, newest first
+    seat.game_json(game_id)                       # one game's whole state (below), any game
+    seat.move(game_id, "e2e4"); seat.resign(game_id); seat.abort(game_id); seat.chat(game_id, "gg")
+    seat.pgn(game_id)                             # the sandbox's PGN of the game so far
+    seat.wait_change(lambda: seat.version(game_id), last, timeout=5)   # until the game changes
+
+Its HTTP shape is Lichess's Board API, the Bot API's twin for people (the page's routes):
+``GET /api/account``, ``GET /api/games``, ``GET /api/stream/event`` (ndjson ``{"type": "games",
+"games": [...]}`` at once and on every change), ``GET /api/board/game/stream/{id}`` (``gameFull``
+at once, then ``gameState`` on every change; any game, so a spectator follows it too),
+``GET /api/board/game/{id}/pgn`` (the bot's own PGN file once the game is over and written, else
+the sandbox's), ``POST /api/challenge/{username}`` (form ``clock.limit`` and ``clock.increment``
+in seconds, ``color``, ``fen``; answered once the bot has answered), ``POST /api/exhibition``,
+``POST /api/board/game/{id}/move/{uci}|resign|abort|chat`` (form ``text``). Errors are
+``{"error": "..."}`` with 400 (an illegal or out-of-turn move in either dialect: a person's
+misclick never loses a game), 401, 403, 404 or 421.
+
+A game's state: ``id``, ``white``/``black`` (``name``, ``title``, ``rating``), ``you`` (the
+person's colour or null), ``initialFen``, ``clock`` (``initial``, ``increment`` in ms, or null),
+``moves`` (UCI, space-separated), ``plies`` (each ``uci``, ``san``, ``fen`` after it and the
+checked royal knight's square ``check``), ``fen``, ``turn``, ``check``, ``legalMoves`` (each
+``uci``, ``san`` and the ``fen`` after it, from :class:`variant.KnightmateBoard`; empty unless it
+is the person's move), ``wtime``/``btime`` (ms, now), ``winc``/``binc``, ``clockRunning``,
+``lastMoveAtMs`` (wall-clock ms when the last move was played, or the game started), ``startByMs``
+(until the first two plies are played: the wall-clock ms by which the side to move must move, or
+the game ends ``noStart``), ``status``, ``winner``,
+``abortable``, ``chat`` (``username``, ``room``, ``text``).
 
 The two dialects
 ================

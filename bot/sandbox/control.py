@@ -22,6 +22,7 @@ import chess
 from bot.sandbox.dialect import DIALECTS
 from bot.sandbox.faults import Faults
 from bot.sandbox.handler import SandboxServer
+from bot.sandbox.human import HumanSeat
 from bot.sandbox.model import Account, Challenge, ChatLine, Game, MovePost, color_name
 from bot.sandbox.opponents import STRATEGIES, OpponentPlayer, make_strategy
 from bot.sandbox.world import World
@@ -149,6 +150,13 @@ class Sandbox:
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown opponent strategy {strategy!r} (one of {', '.join(STRATEGIES)})")
         self._world.add_account(Account(username, None, bot, rating, strategy, accepts_challenges))
+
+    def add_person(self, username: str, *, bot: str, opponent: str | None = None) -> HumanSeat:
+        """A person's account, played through the human seat (:mod:`bot.sandbox.human`) rather than
+        the Bot API: the seat challenges *bot*, and has the built-in *opponent* challenge it."""
+        account = Account(username, None, bot=False)
+        self._world.add_account(account)
+        return HumanSeat(self._world, account, bot=bot, opponent=opponent)
 
     # Challenges.
 

@@ -87,7 +87,7 @@ ROUTES = _routes()
 ROUND_SOCKET = re.compile(r"/wsr/(?P<game>[A-Za-z0-9]+)/?")
 
 
-class SandboxServer(ThreadingHTTPServer):
+class ClosingServer(ThreadingHTTPServer):
     """A threading HTTP server that can close every connection at once, so that stop() never waits
     on a client's idle keep-alive connection."""
 
@@ -96,14 +96,16 @@ class SandboxServer(ThreadingHTTPServer):
     #: Room for a burst of connections (many bots or games connecting at once).
     request_queue_size = 64
 
-    def __init__(self, address: tuple[str, int], world: World, faults: Faults) -> None:
-        self.world = world
-        self.faults = faults
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
         self._connections: set[socket.socket] = set()
         self._connections_lock = threading.Lock()
-        super().__init__(address, SandboxHandler)
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, handler)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
+        # Small writes (headers, then a body or a line) must not wait for delayed ACKs.
+        request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with self._connections_lock:
             self._connections.add(request)
         try:
@@ -122,17 +124,56 @@ class SandboxServer(ThreadingHTTPServer):
                 pass
 
 
-class SandboxHandler(BaseHTTPRequestHandler):
+class JsonHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1 with bounded request bodies and JSON answers: what both of the sandbox's servers speak."""
+
     protocol_version = "HTTP/1.1"
+    #: Headers every answer carries (a call's own headers win).
+    answer_headers: dict[str, str] = {}
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the stdlib's signature)
+        logger.debug("%s " + format, self.address_string(), *args)
+
+    def _read_body(self) -> bytes | None:
+        """The request's body; None (after a 400) when its length is bad or over the limit."""
+        length_text = self.headers.get("Content-Length") or "0"
+        try:
+            length = int(length_text)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= _MAX_BODY:
+            self.close_connection = True
+            self._send_json(400, {"error": "bad Content-Length"})
+            return None
+        return self.rfile.read(length) if length else b""
+
+    def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in {**self.answer_headers, **(headers or {})}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send_json(self, status: int, obj: JsonObject) -> None:
+        self._send(status, json.dumps(obj).encode(), "application/json")
+
+
+class SandboxServer(ClosingServer):
+    """The Bot API server: its world and faults, for the handler."""
+
+    def __init__(self, address: tuple[str, int], world: World, faults: Faults) -> None:
+        self.world = world
+        self.faults = faults
+        super().__init__(address, SandboxHandler)
+
+
+class SandboxHandler(JsonHandler):
     server_version = "knightmate-sandbox"
     server: SandboxServer
     #: Seconds an idle keep-alive connection (or a stalled write) may last.
     timeout = 120
-
-    def setup(self) -> None:
-        super().setup()
-        # Small writes (headers, then a body or a line) must not wait for delayed ACKs.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def do_GET(self) -> None:  # noqa: N802 (the stdlib's naming)
         round_socket = ROUND_SOCKET.fullmatch(urllib.parse.urlsplit(self.path).path)
@@ -143,9 +184,6 @@ class SandboxHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         self._dispatch("POST")
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the stdlib's signature)
-        logger.debug("%s " + format, self.address_string(), *args)
 
     def _dispatch(self, method: str) -> None:
         url = urllib.parse.urlsplit(self.path)
@@ -236,30 +274,6 @@ class SandboxHandler(BaseHTTPRequestHandler):
             if opcode == websocket.PING:
                 self.wfile.write(websocket.frame(websocket.PONG, payload))
                 self.wfile.flush()
-
-    def _read_body(self) -> bytes | None:
-        length_text = self.headers.get("Content-Length") or "0"
-        try:
-            length = int(length_text)
-        except ValueError:
-            length = -1
-        if not 0 <= length <= _MAX_BODY:
-            self.close_connection = True
-            self._send_json(400, {"error": "bad Content-Length"})
-            return None
-        return self.rfile.read(length) if length else b""
-
-    def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _send_json(self, status: int, obj: JsonObject) -> None:
-        self._send(status, json.dumps(obj).encode(), "application/json")
 
     def _start_chunked(self) -> None:
         self.send_response(200)

@@ -371,6 +371,20 @@ class World:
             self.after_move(game)
             return OK
 
+    def human_move(self, account: Account, game_id: str, uci: str) -> None:
+        """Plays a person's move (the human seat): refused with a 400 in either dialect when it is
+        illegal or out of turn, so a person's misclick never loses a game. Not a post."""
+        with self.cond:
+            game, color = self._my_game(account, game_id)
+            was_over = game.over
+            try:
+                game.play(color, uci, time.monotonic())
+            except MoveRejected as rejection:
+                if game.over and not was_over:
+                    self._game_ended(game)
+                raise ApiError(400, rejection.reason) from None
+            self.after_move(game)
+
     def play_opponent_move(self, account: Account, game: Game, ply: int, move: chess.Move) -> None:
         """Plays an in-process opponent's move, if the game is still where it was at ply *ply*."""
         with self.cond:

@@ -1,0 +1,140 @@
+"""How fast ``knightmate-bot play``'s page answers, measured in the browser over whole games.
+
+Starts ``play`` (the real bot, its move time capped) and headless Chromium, then plays games as a
+person would, by clicks: each move a random piece of ours that has moves, then one of its marked
+targets (promotions take the picker's first piece), until the game ends (or, past --max-plies,
+resigns). The page keeps performance.now() marks (``window.kmMetrics``):
+
+* click -> move shown: from the click on the target square to the next frame showing the move
+  (the position after it comes with the legal moves, so no round trip is needed to draw it);
+* click -> move confirmed: until the server's own state with the move is drawn (a real round trip);
+* bot's move posted -> shown: from the instant the server accepted the bot's move (its clock
+  stamp, same machine) to the frame that shows it: what the page adds beyond the bot's thinking;
+* page load: navigation start to the load event, and to the first drawn board.
+
+The baseline, measured in the same run and page: a plain ``fetch`` of a small API answer (a
+loopback round trip), so the figures can be read against what the machine does at the moment.
+
+    python bench/web_latency.py --games 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import browser_page
+from browser_page import Page
+
+CONFIG = """\
+engine:
+  max_move_time_ms: {move_time_ms}
+  move_overhead_ms: 20
+  ponder: false
+  workers: 1
+game:
+  pgn_dir: {pgn_dir}
+bot:
+  log_level: WARNING
+"""
+
+BASELINE_SCRIPT = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  const times = [];
+  for (let i = 0; i < 50; i++) {
+    const start = performance.now();
+    await (await fetch("/api/account", {credentials: "same-origin"})).json();
+    times.push(performance.now() - start);
+  }
+  done(times);
+})();
+"""
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def play_one_game(page: Page, rng: random.Random, max_plies: int) -> str:
+    page.start_game(color="white", preset="5+3")
+    while True:
+        page.wait.until(lambda d: page.text("#status") == "Your move"
+                        or page.find("#status").get_attribute("data-result") is not None)
+        if page.find("#status").get_attribute("data-result") is not None:
+            return page.text("#status")
+        if len(page.sans()) >= max_plies:
+            page.find("#resign").click()
+            page.find("#resign").click()
+            return page.wait_over()
+        make_a_move(page, rng)
+
+
+def make_a_move(page: Page, rng: random.Random) -> None:
+    plies = len(page.sans())
+    ours = page.read('return [...document.querySelectorAll("#pieces use[data-piece^=w]")].map(p => p.dataset.square)')
+    for square in rng.sample(list(ours), len(ours)):
+        page.click(square)
+        targets = sorted(page.targets())
+        if targets:
+            page.click(rng.choice(targets))
+            if page.find("#promotion").is_displayed():
+                page.find("#promotion button").click()
+            page.wait_plies(plies + 1)
+            return
+    raise RuntimeError("no piece of ours has a legal move, yet the page says it is our move")
+
+
+def line(name: str, values: list[float], baseline_ms: float) -> str:
+    p50, p99 = percentile(values, 0.5), percentile(values, 0.99)
+    return (f"{name:<30} n={len(values):<4} p50 {p50:7.1f} ms  p99 {p99:7.1f} ms  "
+            f"(p50 = {p50 / baseline_ms:5.1f} x fetch round trip)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=2, help="games to play (default: 2)")
+    parser.add_argument("--move-time-ms", type=int, default=100, help="the bot's time per move (default: 100)")
+    parser.add_argument("--max-plies", type=int, default=160, help="resign a game this long (default: 160)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    problem = browser_page.missing()
+    if problem is not None:
+        print(f"web_latency: {problem}", file=sys.stderr)
+        return 2
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory(prefix="knightmate-web-latency-") as temporary:
+        directory = Path(temporary)
+        config = directory / "config.yml"
+        config.write_text(CONFIG.format(move_time_ms=args.move_time_ms, pgn_dir=directory / "games"), encoding="utf-8")
+        with browser_page.play_server(config) as url, browser_page.chromium(directory / "downloads") as driver:
+            page = Page(driver)
+            page.open(url)
+            results = [play_one_game(page, rng, args.max_plies) for _ in range(args.games)]
+            metrics: dict[str, Any] = driver.execute_script("return window.kmMetrics")
+            baseline = driver.execute_async_script(BASELINE_SCRIPT)
+            driver.refresh()  # the last game's page, as a reload shows it
+            page.wait.until(lambda d: d.execute_script("return window.kmMetrics.gameShownMs !== null"))
+            load = driver.execute_script(
+                "const n = performance.getEntriesByType('navigation')[0];"
+                " return [n.loadEventEnd - n.startTime, window.kmMetrics.boardReadyMs, window.kmMetrics.gameShownMs];")
+    baseline_ms = statistics.median(baseline)
+    print(f"{args.games} games by clicks against the bot ({args.move_time_ms} ms a move): {'; '.join(results)}")
+    print(f"{'baseline: fetch round trip':<30} n={len(baseline):<4} p50 {baseline_ms:7.1f} ms  "
+          f"p99 {percentile(baseline, 0.99):7.1f} ms")
+    print(line("click -> move shown", metrics["clickToShown"], baseline_ms))
+    print(line("click -> move confirmed", metrics["clickToConfirmed"], baseline_ms))
+    print(line("bot's move posted -> shown", metrics["botMoveToShown"], baseline_ms))
+    print(f"{'page load (a game page)':<30} load event {load[0]:.0f} ms, board drawn {load[1]:.0f} ms, "
+          f"game shown {load[2]:.0f} ms after navigation start")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,257 @@
+"""The human seat: what a person at the sandbox can see and do, as plain JSON objects.
+
+A person plays through this seat, not through the Bot API: the page ``knightmate-bot play`` serves
+(:mod:`bot.sandbox.page`) is its only client. Every position the seat describes carries its legal
+moves in UCI and SAN and the position after each of them, computed here by
+:class:`variant.KnightmateBoard`, so the page never needs rules of its own. The shape follows
+Lichess's Board API (``gameFull`` then ``gameState`` objects) with those extras; the bot's side of
+the sandbox is untouched: the bot sees the person's challenges and moves in its own dialect.
+
+All reads and actions run under the world's lock; the lock's condition is notified on every change
+(a move, a result, a chat line, an answered challenge), which is what :meth:`HumanSeat.wait_change`
+waits on. Nothing here speaks HTTP.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+import chess
+import chess.pgn
+
+from bot.challenges import start_position_problem
+from bot.sandbox.dialect import JsonObject
+from bot.sandbox.model import Account, Challenge, Game, board_from_fen, color_name
+from bot.sandbox.world import ApiError, World
+
+T = TypeVar("T")
+
+#: How long a challenge request waits for the bot's answer before it withdraws the challenge.
+ANSWER_TIMEOUT_S = 30.0
+
+#: The sentence the page shows for each decline reason key (the keys both servers understand).
+DECLINE_TEXTS = {
+    "generic": "The bot is not accepting this challenge.",
+    "later": "The bot is busy with another game; try again later.",
+    "tooFast": "This time control is too fast for the bot; choose a slower one.",
+    "tooSlow": "This time control is too slow for the bot; choose a faster one.",
+    "timeControl": "The bot does not play this time control.",
+    "rated": "The bot plays rated games only.",
+    "casual": "The bot plays casual games only.",
+    "standard": "The bot does not play this variant.",
+    "variant": "The bot does not play this variant.",
+    "noBot": "The bot does not play other bots.",
+    "onlyBot": "The bot plays other bots only, not people.",
+}
+
+
+class HumanSeat:
+    """One person's account at the sandbox, and the games of the sandbox they may watch.
+
+    :param opponent: the built-in opponent that :meth:`exhibition` sets against *bot*.
+    """
+
+    def __init__(self, world: World, account: Account, *, bot: str, opponent: str | None = None) -> None:
+        self.world = world
+        self.account = account
+        self.bot = bot
+        self.opponent = opponent
+        self._plies: dict[str, list[JsonObject]] = {}
+        self._legal: dict[str, tuple[int, list[JsonObject]]] = {}
+
+    # Reads.
+
+    def account_json(self) -> JsonObject:
+        return {"username": self.account.username, "bot": self.bot, "opponent": self.opponent,
+                "dialect": self.world.dialect.name, "startingFen": board_from_fen(None).fen()}
+
+    def games_json(self) -> list[JsonObject]:
+        """Every game of the sandbox, newest first, as the watch list shows it."""
+        with self.world.cond:
+            games = sorted(self.world.games.values(), key=lambda game: game.created_at, reverse=True)
+            return [self._summary(game) for game in games]
+
+    def game_json(self, game_id: str) -> JsonObject:
+        """The whole state of one game: players, clocks, every ply (SAN, FEN, check), the legal
+        moves of the position, the result and the chat.
+
+        :raises: :exc:`ApiError` (404) for a game that does not exist.
+        """
+        with self.world.cond:
+            game = self._game(game_id)
+            now = time.monotonic()
+            board = game.board
+            you = game.color_of(self.account)
+            last_move_at_s = time.time() - (now - game.turn_started)
+            return {
+                "id": game.id,
+                "white": _player(game.white), "black": _player(game.black),
+                "you": color_name(you) if you is not None else None,
+                "initialFen": board_from_fen(game.initial_fen).fen(),
+                "clock": ({"initial": game.initial_ms, "increment": game.increment_ms} if game.has_clock else None),
+                "moves": " ".join(game.moves),
+                "plies": self._plies_of(game),
+                "fen": board.fen(),
+                "turn": color_name(board.turn),
+                "check": _check_square(board),
+                "legalMoves": self._legal_moves_of(game) if you == board.turn and not game.over else [],
+                "wtime": game.remaining_ms(chess.WHITE, now), "btime": game.remaining_ms(chess.BLACK, now),
+                "winc": game.increment_ms, "binc": game.increment_ms,
+                "clockRunning": game.clock_running,
+                "lastMoveAtMs": round(last_move_at_s * 1000) if game.moves else None,
+                "startByMs": (round((last_move_at_s + self.world.first_move_timeout_s) * 1000)
+                              if len(game.moves) < 2 and not game.over else None),
+                "status": game.status,
+                "winner": color_name(game.winner) if game.winner is not None else None,
+                "abortable": you is not None and not game.over and (
+                    self.world.dialect.abort_any_time or len(game.moves) < 2),
+                "chat": [{"username": line.username, "room": line.room, "text": line.text} for line in game.chat],
+            }
+
+    def version(self, game_id: str | None) -> tuple[object, ...]:
+        """What changes whenever something the page shows changes: of one game, or (None) of the list."""
+        with self.world.cond:
+            if game_id is None:
+                return tuple((game.id, game.status, len(game.moves)) for game in self.world.games.values())
+            game = self._game(game_id)
+            return len(game.moves), game.status, len(game.chat), game.draw_offer
+
+    def wait_change(self, seen: Callable[[], T], last: T, timeout: float) -> bool:
+        """Waits until *seen()* differs from *last* or the sandbox stops; False after *timeout*."""
+        with self.world.cond:
+            return self.world.cond.wait_for(lambda: self.world.stopping or seen() != last, timeout)
+
+    @property
+    def stopping(self) -> bool:
+        return self.world.stopping
+
+    # Actions.
+
+    def challenge(self, username: str, *, limit_s: int, increment_s: int, color: str, fen: str | None) -> JsonObject:
+        """Challenges *username* and waits for the answer: the challenge's status, its game or why it
+        was declined. A challenge left unanswered for :data:`ANSWER_TIMEOUT_S` is withdrawn.
+
+        :raises: :exc:`ApiError` (400) for a bad FEN, colour or clock.
+        """
+        problem = start_position_problem(fen)
+        if problem is not None:
+            raise ApiError(400, f"That FEN cannot start a game: {problem}.")
+        return self._challenge_and_wait(self.account, username, limit_s=limit_s, increment_s=increment_s,
+                                        color=color, fen=fen)
+
+    def exhibition(self, *, limit_s: int, increment_s: int) -> JsonObject:
+        """Has the built-in opponent challenge the bot, for the person to watch."""
+        if self.opponent is None:
+            raise ApiError(404, "This sandbox has no built-in opponent")
+        return self._challenge_and_wait(self.world.account(self.opponent), self.bot, limit_s=limit_s,
+                                        increment_s=increment_s, color="random", fen=None)
+
+    def move(self, game_id: str, uci: str) -> None:
+        self.world.human_move(self.account, game_id, uci)
+
+    def resign(self, game_id: str) -> None:
+        self.world.resign(self.account, game_id, bot_only=False)
+
+    def abort(self, game_id: str) -> None:
+        self.world.abort(self.account, game_id, bot_only=False)
+
+    def chat(self, game_id: str, text: str) -> None:
+        self.world.chat(self.account, game_id, "player", text.strip()[:140], bot_only=False)
+
+    def pgn(self, game_id: str) -> str:
+        """The game so far as PGN, from the sandbox's own record (the page prefers the bot's file)."""
+        with self.world.cond:
+            game = self._game(game_id)
+            record = chess.pgn.Game.from_board(game.board)
+            record.headers["White"] = game.white.username
+            record.headers["Black"] = game.black.username
+            return str(record) + "\n"
+
+    # Internals.
+
+    def _challenge_and_wait(self, challenger: Account, username: str, *, limit_s: int, increment_s: int,
+                            color: str, fen: str | None) -> JsonObject:
+        world = self.world
+        with world.cond:
+            dest = world.accounts.get(username.lower())
+            if dest is None:
+                raise ApiError(404, f"No such user: {username}")
+            try:
+                challenge = world.create_challenge(challenger, dest, limit_s=limit_s, increment_s=increment_s,
+                                                   days=None, rated=False, color=color, variant="knightmate",
+                                                   initial_fen=fen)
+            except ValueError as error:
+                raise ApiError(400, str(error)) from None
+            answered = world.cond.wait_for(lambda: challenge.status != "created" or world.stopping,
+                                           ANSWER_TIMEOUT_S)
+            if not answered:
+                world.cancel(None, challenge.id)
+            return _answer(challenge, answered)
+
+    def _summary(self, game: Game) -> JsonObject:
+        you = game.color_of(self.account)
+        clock = f"{game.initial_ms / 60_000:g}+{game.increment_ms // 1000}" if game.has_clock else "unlimited"
+        return {"id": game.id, "white": game.white.username, "black": game.black.username, "clock": clock,
+                "plies": len(game.moves), "status": game.status, "over": game.over,
+                "winner": color_name(game.winner) if game.winner is not None else None,
+                "you": color_name(you) if you is not None else None}
+
+    def _game(self, game_id: str) -> Game:
+        game = self.world.games.get(game_id)
+        if game is None:
+            raise ApiError(404, "No such game")
+        return game
+
+    def _plies_of(self, game: Game) -> list[JsonObject]:
+        """Each ply's UCI, SAN, FEN after it and checked royal square; extended as the game goes on
+        (a game's moves are only ever appended)."""
+        plies = self._plies.setdefault(game.id, [])
+        if len(plies) < len(game.moves):
+            board = board_from_fen(plies[-1]["fen"] if plies else game.initial_fen)
+            for uci in game.moves[len(plies):]:
+                move = board.parse_uci(uci)
+                san = board.san(move)
+                board.push(move)
+                plies.append({"uci": uci, "san": san, "fen": board.fen(), "check": _check_square(board)})
+        return list(plies)
+
+    def _legal_moves_of(self, game: Game) -> list[JsonObject]:
+        """The legal moves of the game's position, worked out once per position (every open page
+        of the game asks for them)."""
+        plies, moves = self._legal.get(game.id, (-1, []))
+        if plies != len(game.moves):
+            moves = _legal_moves(game.board)
+            self._legal[game.id] = (len(game.moves), moves)
+        return moves
+
+
+def _answer(challenge: Challenge, answered: bool) -> JsonObject:
+    reason = challenge.decline_reason
+    status = challenge.status if answered else "unanswered"
+    text = {"declined": DECLINE_TEXTS.get(reason or "generic", DECLINE_TEXTS["generic"]),
+            "canceled": "The challenge was withdrawn.",
+            "unanswered": f"The bot did not answer within {ANSWER_TIMEOUT_S:g} s; is it running?"}.get(status)
+    return {"id": challenge.id, "status": status, "gameId": challenge.game_id, "declineReason": reason,
+            "message": text}
+
+
+def _player(account: Account) -> JsonObject:
+    return {"name": account.username, "title": account.title, "rating": account.rating}
+
+
+def _check_square(board: chess.Board) -> str | None:
+    """The checked royal knight's square, if the side to move is in check."""
+    royal = board.king(board.turn)
+    return chess.square_name(royal) if royal is not None and board.is_check() else None
+
+
+def _legal_moves(board: chess.Board) -> list[JsonObject]:
+    moves = []
+    for move in board.legal_moves:
+        uci, san = board.uci(move), board.san(move)
+        board.push(move)
+        moves.append({"uci": uci, "san": san, "fen": board.fen()})
+        board.pop()
+    return moves

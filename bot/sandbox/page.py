@@ -1,0 +1,316 @@
+"""The web page of ``knightmate-bot play`` and the human seat's HTTP API, on the standard library's server.
+
+The page is static files shipped with the package (``bot/sandbox/static``: HTML, CSS, JS, SVG; no
+CDN, nothing fetched from elsewhere); everything it shows comes from the JSON of
+:class:`~bot.sandbox.human.HumanSeat`, over the routes below. It listens on its own address, apart
+from the Bot API (which stays on loopback with the bot's token), so that ``--host`` exposes the page
+and never the bot's side.
+
+Who may use it: a browser that opened the URL ``play`` printed, ``/?key=KEY``, gets the key as an
+HttpOnly, SameSite=Strict session cookie named after the port (and a redirect to ``/``, so the key
+leaves the address bar); every API request needs that cookie, and every POST also the ``X-Knightmate-Play`` header the
+page sets (another site's page cannot set it without a CORS preflight, which is never granted). A
+request whose ``Host`` is not the address served is refused (DNS rebinding): for a specific
+address, that address or ``localhost`` with the port served; for a wildcard address, any literal
+IP address or ``localhost`` on any port (a container's port may be published as another), never a
+DNS name. This module speaks HTTP only.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import re
+import urllib.parse
+from collections.abc import Callable
+from http.cookies import SimpleCookie
+from importlib import resources
+
+from bot.sandbox.dialect import JsonObject
+from bot.sandbox.handler import ClosingServer, JsonHandler
+from bot.sandbox.human import HumanSeat
+from bot.sandbox.world import ApiError
+
+#: The session cookie's name, before the port: cookies ignore ports, and two pages on two ports of
+#: one host must not take each other's session.
+COOKIE_PREFIX = "knightmate_session_"
+#: The header every state-changing request must carry (the page sets it).
+CSRF_HEADER = "X-Knightmate-Play"
+#: Seconds between keep-alive newlines on a quiet stream.
+KEEPALIVE_S = 5.0
+
+STATIC_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
+                ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+#: Fetches the bot's own PGN file of a finished game, or None when there is none.
+PgnSource = Callable[[str], "str | None"]
+
+
+class PageServer(ClosingServer):
+    """The page and the human seat's API, for one person holding *key*."""
+
+    def __init__(self, address: tuple[str, int], seat: HumanSeat, key: str, bot_pgn: PgnSource) -> None:
+        self.seat = seat
+        self.key = key
+        self.bot_pgn = bot_pgn
+        super().__init__(address, PageHandler)
+        self.port = self.server_address[1]
+        self.cookie = f"{COOKIE_PREFIX}{self.port}"
+
+    @property
+    def url(self) -> str:
+        host = str(self.server_address[0])
+        if _is_wildcard(host):
+            host = "::1" if ":" in host else "127.0.0.1"
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{self.port}"
+
+    def host_allowed(self, header: str | None) -> bool:
+        return host_allowed(header, str(self.server_address[0]), self.port)
+
+
+def host_allowed(header: str | None, bound: str, port: int) -> bool:
+    """Whether a request's ``Host`` names the address *bound*:*port* (see the module docstring)."""
+    if not header:
+        return False
+    split = urllib.parse.urlsplit(f"//{header}")
+    try:
+        hostname, asked_port = split.hostname, split.port
+    except ValueError:
+        return False
+    if hostname is None:
+        return False
+    if _is_wildcard(bound):
+        # Any of the machine's addresses, and any port: a container's page is published on another.
+        return hostname == "localhost" or _is_ip_address(hostname)
+    if (asked_port or 80) != port:
+        return False
+    if hostname == "localhost":
+        return ipaddress.ip_address(bound).is_loopback
+    return _is_ip_address(hostname) and ipaddress.ip_address(hostname) == ipaddress.ip_address(bound)
+
+
+def _is_ip_address(hostname: str) -> bool:
+    """Whether *hostname* is an address, not a DNS name (which is what a rebinding attack sends)."""
+    try:
+        ipaddress.ip_address(hostname)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_wildcard(host: str) -> bool:
+    return ipaddress.ip_address(host).is_unspecified
+
+
+class PageHandler(JsonHandler):
+    server_version = "knightmate-play"
+    server: PageServer
+    timeout = 120
+    answer_headers = {**SECURITY_HEADERS, "Cache-Control": "no-store"}
+
+    def do_GET(self) -> None:  # noqa: N802 (the stdlib's naming)
+        self._handle("GET")
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._handle("POST")
+
+    def _handle(self, method: str) -> None:
+        if not self.server.host_allowed(self.headers.get("Host")):
+            self._send_json(421, {"error": "This address is not the one the page is served on."})
+            return
+        url = urllib.parse.urlsplit(self.path)
+        body = self._read_body()
+        if body is None:
+            return
+        if method == "GET" and not url.path.startswith("/api/"):
+            self._static(url)
+            return
+        if not self._has_session():
+            self._send_json(401, {"error": "Open the address `knightmate-bot play` printed: it carries the key."})
+            return
+        if method == "POST" and self.headers.get(CSRF_HEADER) != "1":
+            self._send_json(403, {"error": f"The {CSRF_HEADER} header is missing."})
+            return
+        route = _route(method, url.path)
+        if route is None:
+            self._send_json(404, {"error": "Not found"})
+            return
+        action, params = route
+        form = dict(urllib.parse.parse_qsl(body.decode("utf-8", errors="replace"), keep_blank_values=True))
+        try:
+            action(self, params, form)
+        except ApiError as error:
+            self._send_json(error.status, {"error": error.message})
+
+    # Static files and the session.
+
+    def _static(self, url: urllib.parse.SplitResult) -> None:
+        query = dict(urllib.parse.parse_qsl(url.query))
+        if url.path == "/" and "key" in query:
+            if not hmac.compare_digest(query["key"].encode(), self.server.key.encode()):
+                self._send(403, b"That key is not this server's: open the address knightmate-bot play printed.",
+                           "text/plain; charset=utf-8")
+                return
+            cookie = f"{self.server.cookie}={self.server.key}; HttpOnly; SameSite=Strict; Path=/"
+            self._send(303, b"", "text/plain", {"Location": "/", "Set-Cookie": cookie})
+            return
+        name = "index.html" if url.path == "/" else url.path.removeprefix("/static/")
+        suffix = name[name.rfind("."):] if "." in name else ""
+        if not re.fullmatch(r"[a-z0-9-]+\.[a-z]+", name) or suffix not in STATIC_TYPES:
+            self._send_json(404, {"error": "Not found"})
+            return
+        resource = resources.files("bot.sandbox").joinpath("static", name)
+        if not resource.is_file():
+            self._send_json(404, {"error": "Not found"})
+            return
+        self._send(200, resource.read_bytes(), STATIC_TYPES[suffix], {"Cache-Control": "no-cache"})
+
+    def _has_session(self) -> bool:
+        cookies = SimpleCookie()
+        try:
+            cookies.load(self.headers.get("Cookie") or "")
+        except Exception:  # http.cookies raises its own CookieError for a malformed header
+            return False
+        morsel = cookies.get(self.server.cookie)
+        return morsel is not None and hmac.compare_digest(morsel.value.encode(), self.server.key.encode())
+
+    # Actions.
+
+    def account(self, params: dict[str, str], form: dict[str, str]) -> None:
+        self._send_json(200, self.server.seat.account_json())
+
+    def games(self, params: dict[str, str], form: dict[str, str]) -> None:
+        self._send_json(200, {"games": self.server.seat.games_json()})
+
+    def challenge(self, params: dict[str, str], form: dict[str, str]) -> None:
+        fen = form.get("fen", "").strip() or None
+        answer = self.server.seat.challenge(params["user"], limit_s=_clock(form, "clock.limit"),
+                                            increment_s=_clock(form, "clock.increment"),
+                                            color=form.get("color", "random"), fen=fen)
+        self._send_json(200, answer)
+
+    def exhibition(self, params: dict[str, str], form: dict[str, str]) -> None:
+        answer = self.server.seat.exhibition(limit_s=_clock(form, "clock.limit"),
+                                             increment_s=_clock(form, "clock.increment"))
+        self._send_json(200, answer)
+
+    def move(self, params: dict[str, str], form: dict[str, str]) -> None:
+        self.server.seat.move(params["game"], params["uci"])
+        self._send_json(200, {"ok": True})
+
+    def resign(self, params: dict[str, str], form: dict[str, str]) -> None:
+        self.server.seat.resign(params["game"])
+        self._send_json(200, {"ok": True})
+
+    def abort(self, params: dict[str, str], form: dict[str, str]) -> None:
+        self.server.seat.abort(params["game"])
+        self._send_json(200, {"ok": True})
+
+    def chat(self, params: dict[str, str], form: dict[str, str]) -> None:
+        self.server.seat.chat(params["game"], form.get("text", ""))
+        self._send_json(200, {"ok": True})
+
+    def pgn(self, params: dict[str, str], form: dict[str, str]) -> None:
+        """The bot's own PGN file once it has written it, else the sandbox's record of the game so far."""
+        game_id = params["game"]
+        seat = self.server.seat
+        over = seat.game_json(game_id)["status"] != "started"  # 404s for an unknown game
+        text = (self.server.bot_pgn(game_id) if over else None) or seat.pgn(game_id)
+        self._send(200, text.encode(), "application/x-chess-pgn; charset=utf-8",
+                   {"Content-Disposition": f'attachment; filename="knightmate-{game_id}.pgn"'})
+
+    def event_stream(self, params: dict[str, str], form: dict[str, str]) -> None:
+        seat = self.server.seat
+        self._stream(lambda: seat.version(None), lambda first: {"type": "games", "games": seat.games_json()})
+
+    def game_stream(self, params: dict[str, str], form: dict[str, str]) -> None:
+        seat = self.server.seat
+        game_id = params["game"]
+        seat.version(game_id)  # 404s before the stream starts
+
+        def line(first: bool) -> JsonObject:
+            return dict(seat.game_json(game_id), type="gameFull" if first else "gameState")
+
+        self._stream(lambda: seat.version(game_id), line)
+
+    # HTTP.
+
+    def _stream(self, version: Callable[[], object], line: Callable[[bool], JsonObject]) -> None:
+        """Writes *line* at once and again whenever *version* changes, a newline when quiet, until
+        the client leaves or the sandbox stops."""
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        seat = self.server.seat
+        last = version()
+        data = json.dumps(line(True)).encode() + b"\n"
+        try:
+            while True:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+                changed = seat.wait_change(version, last, KEEPALIVE_S)
+                if seat.stopping:
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
+                if changed:
+                    last = version()
+                    data = json.dumps(line(False)).encode() + b"\n"
+                else:
+                    data = b"\n"
+        except OSError:
+            return  # the page went away
+
+
+
+PageAction = Callable[[PageHandler, dict[str, str], dict[str, str]], None]
+
+
+def _routes() -> list[tuple[str, re.Pattern[str], PageAction]]:
+    game = r"/api/board/game/(?P<game>[A-Za-z0-9]+)"
+    table: list[tuple[str, str, PageAction]] = [
+        ("GET", r"/api/account", PageHandler.account),
+        ("GET", r"/api/games", PageHandler.games),
+        ("GET", r"/api/stream/event", PageHandler.event_stream),
+        ("GET", r"/api/board/game/stream/(?P<game>[A-Za-z0-9]+)", PageHandler.game_stream),
+        ("GET", game + r"/pgn", PageHandler.pgn),
+        ("POST", r"/api/challenge/(?P<user>[A-Za-z0-9_-]+)", PageHandler.challenge),
+        ("POST", r"/api/exhibition", PageHandler.exhibition),
+        ("POST", game + r"/move/(?P<uci>[a-z0-9]+)", PageHandler.move),
+        ("POST", game + r"/resign", PageHandler.resign),
+        ("POST", game + r"/abort", PageHandler.abort),
+        ("POST", game + r"/chat", PageHandler.chat),
+    ]
+    return [(method, re.compile(pattern), action) for method, pattern, action in table]
+
+
+ROUTES = _routes()
+
+
+def _route(method: str, path: str) -> tuple[PageAction, dict[str, str]] | None:
+    for route_method, pattern, action in ROUTES:
+        match = pattern.fullmatch(path)
+        if match and route_method == method:
+            return action, match.groupdict()
+    return None
+
+
+def _clock(form: dict[str, str], key: str) -> int:
+    """A clock field in whole seconds (the page sends seconds)."""
+    text = form.get(key, "")
+    try:
+        value = int(text)
+    except ValueError:
+        raise ApiError(400, f"{key} must be a whole number of seconds, not {text!r}") from None
+    if not 0 <= value <= 3 * 3600:
+        raise ApiError(400, f"{key} must be between 0 and 10800 seconds")
+    return value

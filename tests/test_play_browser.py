@@ -1,0 +1,325 @@
+"""``knightmate-bot play`` in a real browser: a person plays the bot on the page, through the page only.
+
+One ``play`` (sandbox, the real bot with a config, the page) serves the whole module; headless
+Chromium clicks and drags on the board's squares. The bot's config refuses games faster than 2+0,
+so a 1+0 challenge shows its decline reason. Screenshots go to ``tests/screenshots`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import browser_page
+import pytest
+from browser_page import Page
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webdriver import WebDriver
+
+SCREENSHOTS = Path(__file__).parent / "screenshots"
+
+#: White to move mates in two, and Black's one reply in between is forced: Qf8 Kg4 Qf4#.
+MATE_IN_TWO = "8/8/8/2Q1R3/3K4/8/7k/8 w - - 0 1"
+#: White mates in one: Qf4#... (the same position one move on).
+MATE_IN_ONE = "8/5Q2/8/4R3/3K2k1/8/8/8 w - - 0 1"
+#: White's pawn on b7 promotes.
+PROMOTION = "4k3/1P6/8/8/8/8/8/K6R w - - 0 1"
+
+CONFIG = """\
+challenge:
+  concurrency: 16
+  min_base: 120
+engine:
+  max_move_time_ms: 150
+  move_overhead_ms: 50
+  ponder: false
+  workers: 1
+  hash_mb: 8
+game:
+  pgn_dir: {pgn_dir}
+  greeting: "Hello from the test bot"
+bot:
+  log_level: WARNING
+"""
+
+
+@pytest.fixture(scope="module")
+def downloads(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def pgn_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("games")
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory, pgn_dir: Path) -> Iterator[str]:
+    config = tmp_path_factory.mktemp("config") / "config.yml"
+    config.write_text(CONFIG.format(pgn_dir=pgn_dir), encoding="utf-8")
+    with browser_page.play_server(config) as page_url:
+        yield page_url
+
+
+@pytest.fixture(scope="module")
+def driver(downloads: Path) -> Iterator[WebDriver]:
+    problem = browser_page.missing()
+    if problem is not None:
+        if os.environ.get("KNIGHTMATE_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"the browser tests must run here: {problem}")
+        pytest.skip(f"no browser for the page tests: {problem}")
+    with browser_page.chromium(downloads) as chrome:
+        yield chrome
+
+
+@pytest.fixture
+def page(driver: WebDriver, url: str) -> Iterator[Page]:
+    driver.set_window_size(1200, 900)
+    page = Page(driver)
+    page.open(url)
+    yield page
+    for handle in driver.window_handles[1:]:
+        driver.switch_to.window(handle)
+        driver.close()
+    driver.switch_to.window(driver.window_handles[0])
+
+
+def test_a_whole_game_played_by_clicks_ends_in_mate(page: Page, pgn_dir: Path) -> None:
+    page.screenshot(SCREENSHOTS, "1-start")
+    game_id = page.start_game(color="white", fen=MATE_IN_TWO)
+    page.wait_your_move()
+    page.click("c5")
+    page.wait.until(lambda d: "f8" in page.targets())
+    page.screenshot(SCREENSHOTS, "2-legal-targets")
+    page.click("f8")
+    page.wait_plies(2)  # the bot's only reply
+    assert page.sans() == ["Qf8", "Kg4"]
+    page.wait_your_move()
+    page.move_by_clicks("f8", "f4")
+    result = page.wait_over()
+    assert result.startswith("1-0") and "Checkmate" in result
+    assert page.sans() == ["Qf8", "Kg4", "Qf4#"]
+    assert page.find('#board .mark.check[data-square="g4"]')
+    page.screenshot(SCREENSHOTS, "4-end")
+    page.wait.until(lambda d: (pgn_dir / f"{game_id}.pgn").exists())
+    assert "Qf4#" in (pgn_dir / f"{game_id}.pgn").read_text(encoding="utf-8")
+
+
+def test_the_downloaded_pgn_is_the_bots_own_file(page: Page, pgn_dir: Path, downloads: Path) -> None:
+    game_id = page.start_game(color="white", fen=MATE_IN_ONE)
+    page.wait_your_move()
+    page.move_by_clicks("f7", "f4")
+    page.wait_over()
+    page.find("#pgn-panel summary").click()
+    page.wait.until(lambda d: "Qf4#" in str(page.find("#pgn").get_attribute("value")))
+    page.find("#download-pgn").click()
+    downloaded = downloads / f"knightmate-{game_id}.pgn"
+    page.wait.until(lambda d: downloaded.exists() and downloaded.stat().st_size > 0)
+    bots = (pgn_dir / f"{game_id}.pgn").read_text(encoding="utf-8")
+    assert downloaded.read_text(encoding="utf-8") == bots
+    assert page.find("#pgn").get_attribute("value") == bots
+    assert '[Result "1-0"]' in bots and '[White "you"]' in bots
+
+
+def test_a_drag_and_drop_move_is_played_and_an_illegal_drop_changes_nothing(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.wait.until(lambda d: "s to make the first move" in page.text("#countdown"))
+    start = page.fen()
+    page.drag("e2", "e5")  # a pawn cannot go there
+    page.wait.until(lambda d: not page.targets() and page.piece_on("e2") == "wp")
+    assert page.fen() == start and page.sans() == [] and page.piece_on("e5") is None
+    assert page.text("#status") == "Your move"
+    page.drag("e2", "e4")
+    page.wait_plies(1)
+    assert page.sans()[0] == "e4"
+    page.wait_plies(2)  # the bot answered the dragged move: the server took it
+    assert page.piece_on("e4") == "wp" and page.piece_on("e2") is None
+    page.wait.until(lambda d: not page.find("#countdown").is_displayed())  # both sides have moved
+
+
+def test_a_pawn_promotes_to_a_commoner_through_the_picker(page: Page) -> None:
+    page.start_game(color="white", fen=PROMOTION)
+    page.wait_your_move()
+    page.click("b7")
+    page.wait.until(lambda d: "b8" in page.targets())
+    page.click("b8")
+    page.wait.until(lambda d: page.find("#promotion").is_displayed())
+    choices = [button.get_attribute("data-promotion") for button in page.find_all("#promotion button")]
+    assert choices == ["m", "q", "r", "b"]
+    page.screenshot(SCREENSHOTS, "3-promotion-picker")
+    page.find('#promotion button[data-promotion="m"]').click()
+    page.wait_plies(1)
+    assert page.sans()[0] == "b8=M"
+    assert page.piece_on("b8") == "wm"
+
+
+def test_a_reload_mid_game_resumes_with_moves_and_clocks(page: Page) -> None:
+    game_id = page.start_game(color="white", preset="5+3")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    page.wait_plies(2)
+    page.wait_your_move()
+    page.move_by_clicks("d2", "d4")  # the third ply: the clocks run from here
+    page.wait_plies(4)
+    page.wait_your_move()
+    page.screenshot(SCREENSHOTS, "game-in-progress")
+    before = page.sans()
+    clocks = page.clocks_ms()
+    reloaded_at = time.monotonic()
+    page.driver.refresh()
+    page.wait.until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+    page.wait_plies(len(before))
+    assert page.game_id() == game_id and page.sans() == before
+    elapsed_ms = (time.monotonic() - reloaded_at) * 1000
+    after = page.clocks_ms()
+    assert abs(after["top"] - clocks["top"]) <= 150  # the bot's clock is stopped: unchanged
+    # Ours runs: it went down by about the time the reload took, and not more.
+    assert clocks["bottom"] - elapsed_ms - 300 <= after["bottom"] <= clocks["bottom"] + 150
+    assert page.text("#status") == "Your move"
+
+
+def test_resigning_ends_the_game_for_the_bot(page: Page, pgn_dir: Path) -> None:
+    game_id = page.start_game(color="black")
+    page.wait_plies(1)  # the bot moved first
+    page.wait_your_move()
+    page.move_by_clicks("e7", "e5")
+    page.wait_plies(3)
+    page.find("#resign").click()
+    page.wait.until(lambda d: "armed" in str(page.find("#resign").get_attribute("class")))
+    page.find("#resign").click()
+    result = page.wait_over()
+    assert result.startswith("1-0") and "resigned" in result
+    page.wait.until(lambda d: (pgn_dir / f"{game_id}.pgn").exists())
+    assert '[Result "1-0"]' in (pgn_dir / f"{game_id}.pgn").read_text(encoding="utf-8")
+
+
+def test_a_time_control_the_bot_refuses_shows_its_reason(page: Page) -> None:
+    page.challenge(preset="1+0")
+    page.wait.until(lambda d: page.find("#challenge-message").get_attribute("data-reason") == "tooFast")
+    assert "too fast" in page.text("#challenge-message")
+    assert page.game_id() is None
+
+
+def test_a_bad_fen_is_refused_with_a_clear_message(page: Page) -> None:
+    page.challenge(fen="this is not a position")
+    page.wait.until(lambda d: "FEN" in page.text("#challenge-message"))
+    assert page.game_id() is None
+
+
+def test_a_second_tab_follows_the_game_live(page: Page) -> None:
+    game_id = page.start_game(color="white")
+    page.wait_your_move()
+    first_tab = page.driver.current_window_handle
+    address = page.driver.current_url.split("#")[0]
+    page.driver.switch_to.new_window("tab")
+    watcher = Page(page.driver)
+    watcher.open(f"{address}#game/{game_id}")
+    watcher.wait.until(lambda d: watcher.ply() == 0)
+    watcher.wait.until(lambda d: watcher.find(f'#games button[data-game="{game_id}"].current'))
+    page.driver.switch_to.window(first_tab)
+    page.move_by_clicks("d2", "d4")
+    page.wait_plies(2)
+    mine = page.sans()
+    page.driver.switch_to.window(watcher.driver.window_handles[-1])
+    watcher.wait_plies(2)
+    assert watcher.sans()[:2] == mine[:2]
+    watcher.wait.until(lambda d: "Hello from the test bot" in watcher.text("#chat-lines"))
+
+
+def test_the_page_fits_a_phone(page: Page) -> None:
+    page.driver.set_window_size(390, 844)
+    page.start_game(color="white")
+    page.wait_your_move()
+    width = page.driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1]
+    board = page.find("#board").rect
+    assert board["width"] >= 300 and board["x"] >= 0
+    page.move_by_clicks("e2", "e4")
+    page.screenshot(SCREENSHOTS, "5-phone")
+
+
+def test_stepping_through_the_moves_with_keys_and_buttons_while_the_game_goes_on(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    page.wait_plies(2)
+    page.wait_your_move()
+    live = page.fen()
+    body = page.find("body")
+    body.send_keys(Keys.ARROW_LEFT)
+    page.wait.until(lambda d: page.ply() == 1)
+    assert page.read('return document.querySelector("#moves .current").dataset.ply') == "1"
+    assert page.piece_on("e4") == "wp" and page.fen() != live
+    page.click("d2")
+    assert page.targets() == set()  # no moves from a position of the past
+    page.find("#first").click()
+    page.wait.until(lambda d: page.ply() == 0 and page.piece_on("e2") == "wp")
+    page.find("#forward").click()
+    page.wait.until(lambda d: page.ply() == 1)
+    body.send_keys(Keys.END)
+    page.wait.until(lambda d: page.ply() == 2 and page.fen() == live)
+    page.move_by_clicks("d2", "d4")  # back at the present, the board plays again
+
+
+def test_watching_the_bot_play_its_sparring_partner_live(page: Page) -> None:
+    page.find("#exhibition").click()
+    page.wait.until(lambda d: page.game_id() is not None and page.ply() is not None)
+    game_id = page.game_id()
+    page.wait.until(lambda d: page.find(f'#games button[data-game="{game_id}"]'))
+    names = {page.text("#top-player .name"), page.text("#bottom-player .name")}
+    assert any("knightmate-bot" in name for name in names) and any("sparring" in name for name in names), names
+    page.wait.until(lambda d: len(page.sans()) >= 4)
+    seen = len(page.sans())
+    # It goes on move by move (or it ended meanwhile, and the page shows how).
+    page.wait.until(lambda d: len(page.sans()) > seen or page.find("#status").get_attribute("data-result"))
+    assert page.targets() == set() and "You" not in names
+
+
+def test_a_game_that_does_not_exist_is_said_so(page: Page) -> None:
+    page.driver.get(page.driver.current_url.split("#")[0] + "#game/nosuchgame")
+    page.wait.until(lambda d: page.find("#notice").is_displayed())
+    assert page.text("#notice") == "No such game"
+
+
+def test_chat_reaches_the_bot_and_its_answer_comes_back(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.find("#chat-text").send_keys("!name")
+    page.find("#chat-form button").click()
+    page.wait.until(lambda d: "!name" in page.text("#chat-lines"))
+    page.wait.until(lambda d: page.text("#chat-lines").count("knightmate-bot") >= 2)  # greeting, then the answer
+    assert "knightmate-bot 0.1.0" in page.text("#chat-lines")
+
+
+def test_the_bot_plays_the_page_on_the_pychess_dialect_too(driver: WebDriver, tmp_path: Path) -> None:
+    config = tmp_path / "config.yml"
+    config.write_text(CONFIG.format(pgn_dir=tmp_path / "games"), encoding="utf-8")
+    with browser_page.play_server(config, dialect="pychess") as url:
+        driver.set_window_size(1200, 900)
+        page = Page(driver)
+        page.open(url)
+        game_id = page.start_game(color="white", fen=MATE_IN_TWO)
+        page.wait_your_move()
+        page.move_by_clicks("c5", "f8")
+        page.wait_plies(2)
+        page.wait_your_move()
+        page.move_by_clicks("f8", "f4")
+        assert page.wait_over().startswith("1-0")
+        page.wait.until(lambda d: (tmp_path / "games" / f"{game_id}.pgn").exists())
+
+
+def test_abort_while_allowed_then_a_rematch_with_the_colours_swapped(page: Page) -> None:
+    first = page.start_game(color="white")
+    page.wait_your_move()
+    assert page.find("#abort").is_enabled() and not page.find("#resign").is_enabled()
+    page.find("#abort").click()
+    result = page.wait_over()
+    assert "aborted" in result and not page.find("#abort").is_enabled()
+    page.find("#rematch").click()
+    page.wait.until(lambda d: page.game_id() not in (None, first) and page.ply() is not None)
+    page.wait.until(lambda d: "You" in page.text("#bottom-player .name") and
+                    page.read('return document.querySelector("#bottom-player").dataset.color') == "black")
+    page.wait_plies(1)  # the bot, White now, moved first

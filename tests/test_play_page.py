@@ -1,0 +1,220 @@
+"""The human seat and the page's HTTP API, over real HTTP on loopback, without a browser.
+
+The person challenges an in-process opponent that never moves, so every position is the one the
+test made. The browser tests (test_play_browser.py) play the real bot through the page.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from bot.cli import main
+from bot.play import PlayError, announce, check_host
+from bot.sandbox import Sandbox
+from bot.sandbox.page import CSRF_HEADER, PageServer, host_allowed
+from variant import KnightmateBoard
+
+KEY = "the-test-key"
+
+
+class Served:
+    def __init__(self, sandbox: Sandbox, page: PageServer) -> None:
+        self.sandbox = sandbox
+        self.page = page
+        self.url = page.url
+        self.session = requests.Session()
+        self.session.cookies.set(page.cookie, KEY)
+
+    def post(self, path: str, form: dict[str, Any] | None = None, **headers: str) -> requests.Response:
+        return self.session.post(self.url + path, data=form or {}, headers={CSRF_HEADER: "1", **headers}, timeout=10)
+
+    def get(self, path: str, **headers: str) -> requests.Response:
+        return self.session.get(self.url + path, headers=headers, timeout=10)
+
+    def new_game(self, fen: str | None = None) -> str:
+        answer = self.post("/api/challenge/statue", {"clock.limit": 180, "clock.increment": 2, "color": "white",
+                                                     "fen": fen or ""}).json()
+        assert answer["status"] == "accepted", answer
+        return str(answer["gameId"])
+
+    def state(self, game_id: str) -> dict[str, Any]:
+        with self.session.get(f"{self.url}/api/board/game/stream/{game_id}", stream=True, timeout=10) as response:
+            return dict(json.loads(next(response.iter_lines())))
+
+
+@pytest.fixture(params=["lichess", "pychess"])
+def served(request: pytest.FixtureRequest) -> Iterator[Served]:
+    with Sandbox(request.param) as sandbox:
+        sandbox.add_opponent("statue", strategy="idle")
+        seat = sandbox.add_person("you", bot="statue")
+        with PageServer(("127.0.0.1", 0), seat, KEY, lambda game_id: None) as page:
+            thread = threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.1})
+            thread.start()
+            try:
+                yield Served(sandbox, page)
+            finally:
+                sandbox.stop()
+                page.shutdown()
+                page.close_connections()
+                thread.join()
+
+
+def test_the_printed_key_becomes_an_http_only_strict_cookie(served: Served) -> None:
+    response = requests.get(f"{served.url}/?key={KEY}", allow_redirects=False, timeout=10)
+    assert response.status_code == 303 and response.headers["Location"] == "/"
+    cookie = response.headers["Set-Cookie"]
+    assert cookie.startswith(f"knightmate_session_{served.page.port}={KEY};")
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert requests.get(f"{served.url}/?key=wrong", allow_redirects=False, timeout=10).status_code == 403
+
+
+def test_the_api_needs_the_session_cookie(served: Served) -> None:
+    assert requests.get(f"{served.url}/api/account", timeout=10).status_code == 401
+    guessed = {served.page.cookie: "guess"}
+    assert requests.get(f"{served.url}/api/account", cookies=guessed, timeout=10).status_code == 401
+    assert served.get("/api/account").json()["bot"] == "statue"
+    assert requests.get(f"{served.url}/", timeout=10).status_code == 200  # the page itself is public
+
+
+def test_a_post_without_the_page_header_changes_nothing(served: Served) -> None:
+    response = served.session.post(f"{served.url}/api/challenge/statue",
+                                   data={"clock.limit": 180, "clock.increment": 2, "color": "white"}, timeout=10)
+    assert response.status_code == 403
+    assert served.sandbox.games() == [] and served.sandbox.challenges_from("you") == []
+
+
+def test_a_request_for_another_host_name_is_refused(served: Served) -> None:
+    port = served.page.port
+    assert served.get("/api/account", Host=f"rebound.example:{port}").status_code == 421
+    assert served.get("/", Host=f"127.0.0.1:{port + 1}").status_code == 421
+    assert served.get("/api/account", Host=f"localhost:{port}").status_code == 200
+
+
+def test_host_rules_for_a_specific_and_a_wildcard_address() -> None:
+    assert host_allowed("127.0.0.1:8000", "127.0.0.1", 8000)
+    assert host_allowed("localhost:8000", "127.0.0.1", 8000)
+    assert not host_allowed("192.168.1.5:8000", "127.0.0.1", 8000)
+    assert not host_allowed(None, "127.0.0.1", 8000)
+    assert not host_allowed("127.0.0.1:bad", "127.0.0.1", 8000)
+    assert host_allowed("192.168.1.5:8000", "0.0.0.0", 8000)
+    assert host_allowed("[::1]:8000", "::", 8000)
+    assert not host_allowed("attacker.example:8000", "0.0.0.0", 8000)
+    assert host_allowed("127.0.0.1:9000", "0.0.0.0", 8000)  # docker run -p 127.0.0.1:9000:8000
+
+
+def test_every_position_carries_its_legal_moves_from_knightmate_board(served: Served) -> None:
+    game_id = served.new_game()
+    state = served.state(game_id)
+    board = KnightmateBoard()
+    expected = {board.uci(move): board.san(move) for move in board.legal_moves}
+    assert {move["uci"]: move["san"] for move in state["legalMoves"]} == expected
+    after = {move["uci"]: move["fen"] for move in state["legalMoves"]}
+    board.push_uci("e1f3")
+    assert after["e1f3"] == board.fen()
+    assert state["you"] == "white" and state["turn"] == "white" and state["abortable"]
+
+
+def test_a_played_move_comes_back_with_its_san_and_position(served: Served) -> None:
+    game_id = served.new_game()
+    assert served.post(f"/api/board/game/{game_id}/move/e1f3").status_code == 200
+    state = served.state(game_id)
+    board = KnightmateBoard()
+    board.push_uci("e1f3")
+    assert state["plies"] == [{"uci": "e1f3", "san": "Kf3", "fen": board.fen(), "check": None}]
+    assert state["legalMoves"] == []  # the opponent's turn
+    assert served.sandbox.game(game_id).moves == ["e1f3"]
+
+
+def test_an_illegal_move_is_refused_in_either_dialect_and_the_game_goes_on(served: Served) -> None:
+    game_id = served.new_game()
+    response = served.post(f"/api/board/game/{game_id}/move/e2e5")
+    assert response.status_code == 400 and "illegal" in response.json()["error"]
+    record = served.sandbox.game(game_id)
+    assert record.moves == [] and not record.over
+
+
+def test_a_bad_fen_is_refused_with_a_clear_message(served: Served) -> None:
+    response = served.post("/api/challenge/statue", {"clock.limit": 180, "clock.increment": 2, "color": "white",
+                                                     "fen": "8/8/8/8/8/8/8/8 w - - 0 1"})
+    assert response.status_code == 400 and "FEN cannot start a game" in response.json()["error"]
+    assert served.sandbox.challenges_from("you") == []
+
+
+def test_resign_and_abort_end_the_persons_game(served: Served) -> None:
+    game_id = served.new_game()
+    assert served.post(f"/api/board/game/{game_id}/abort").status_code == 200
+    assert served.sandbox.game(game_id).status == "aborted"
+    game_id = served.new_game()
+    assert served.post(f"/api/board/game/{game_id}/resign").status_code == 200
+    record = served.sandbox.game(game_id)
+    assert record.status == "resign" and record.winner == "black"
+
+
+def test_the_pgn_so_far_comes_from_the_sandbox_while_no_bot_file_exists(served: Served) -> None:
+    game_id = served.new_game()
+    served.post(f"/api/board/game/{game_id}/move/e2e4")
+    response = served.get(f"/api/board/game/{game_id}/pgn")
+    assert response.status_code == 200 and "attachment" in response.headers["Content-Disposition"]
+    assert "1. e4 *" in response.text and '[Variant "Knightmate"]' in response.text
+
+
+def test_play_binds_ip_addresses_only() -> None:
+    assert check_host("localhost") == "127.0.0.1"
+    assert check_host("0.0.0.0") == "0.0.0.0"
+    with pytest.raises(PlayError, match="IP address"):
+        check_host("example.com")
+
+
+def test_another_address_than_loopback_is_announced_with_a_warning() -> None:
+    out = io.StringIO()
+    announce(out, "http://127.0.0.1:8000/?key=k", "0.0.0.0", "lichess")
+    assert "WARNING: the page listens on 0.0.0.0" in out.getvalue()
+    out = io.StringIO()
+    announce(out, "http://127.0.0.1:8000/?key=k", "127.0.0.1", "lichess")
+    assert "WARNING" not in out.getvalue() and "Open http://127.0.0.1:8000/?key=k" in out.getvalue()
+
+
+def test_the_play_command_reports_a_bad_host_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--host", "example.com"]) == 2
+    assert capsys.readouterr().err.strip() == "knightmate-bot play: --host must be an IP address, not 'example.com'"
+
+
+def test_the_play_command_prints_its_address_serves_the_page_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    config = tmp_path / "config.yml"
+    config.write_text(f"engine:\n  workers: 1\n  hash_mb: 8\n  ponder: false\ngame:\n  pgn_dir: {tmp_path / 'games'}\n",
+                      encoding="utf-8")
+    process = subprocess.Popen([sys.executable, "-m", "bot.cli", "play", "--config", str(config), "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tmp_path)
+    assert process.stdout is not None
+    guard = threading.Timer(60, process.kill)  # a hung command fails the test instead of hanging it
+    guard.start()
+    try:
+        lines = []
+        for line in process.stdout:  # until it says where the page is
+            lines.append(line)
+            if line.startswith("Open "):
+                break
+        guard.cancel()
+        address = lines[-1].split()[1]
+        assert address.startswith("http://127.0.0.1:") and "?key=" in address, lines
+        session = requests.Session()
+        assert session.get(address, timeout=10).status_code == 200  # the redirect to the page, with the cookie
+        assert session.get(address.split("?")[0] + "api/account", timeout=10).json()["bot"] == "knightmate-bot"
+        assert not any("WARNING" in line for line in lines)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0
+    finally:
+        guard.cancel()
+        process.kill()
+        process.stdout.close()
