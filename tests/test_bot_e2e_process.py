@@ -203,7 +203,7 @@ def test_stop_after_games_declines_new_challenges_finishes_both_games_and_exits_
         written = pgn.read_text().split('[Result "')[1].split('"')[0]
         assert written in (record.result, "*" if dialect == "pychess" else record.result)
     assert "stopping after the games: all are over" in text
-    assert json.loads((tmp_path / "state.json").read_text()) == {"unfinished_games": []}
+    assert json.loads((tmp_path / "state.json").read_text()) == {"unfinished_games": [], "setups": {}}
     assert not (tmp_path / "stop").exists()
 
 
