@@ -201,17 +201,19 @@ async def start_engine(settings: EngineSettings) -> Process:
     assert settings.command is not None
     name = shlex.join(settings.command)
     try:
-        transport, protocol = await asyncio.wait_for(
-            chess.engine.popen_uci(list(settings.command), setpgrp=True),  # Ctrl-C is the bot's to handle
-            settings.start_timeout_s)
-    except TimeoutError:
-        raise EngineStartError(f"engine.command: {name} did not answer 'uci' within {settings.start_timeout_s:g} s "
-                               "(engine.start_timeout_s); is it a UCI engine?") from None
+        transport, protocol = await chess.engine.UciProtocol.popen(
+            list(settings.command), setpgrp=True)  # Ctrl-C is the bot's to handle
     except OSError as error:
         raise EngineStartError(f"engine.command: cannot start {name}: {error.strerror or error}") from None
-    except chess.engine.EngineError:
-        raise EngineStartError(f"engine.command: {name} exited before answering 'uci'; is it a UCI engine?") from None
     try:
+        try:
+            await asyncio.wait_for(protocol.initialize(), settings.start_timeout_s)
+        except TimeoutError:
+            raise EngineStartError(f"engine.command: {name} did not answer 'uci' within {settings.start_timeout_s:g} s "
+                                   "(engine.start_timeout_s); is it a UCI engine?") from None
+        except chess.engine.EngineError:
+            raise EngineStartError(f"engine.command: {name} exited before answering 'uci'; "
+                                   "is it a UCI engine?") from None
         variant = protocol.options.get("UCI_Variant")
         if variant is None:
             raise EngineStartError(f"engine.command: {name} has no UCI_Variant option, so it plays no Knightmate")
@@ -227,9 +229,17 @@ async def start_engine(settings: EngineSettings) -> Process:
             raise EngineStartError(f"engine.options: {name} did not answer 'isready' after its options "
                                    f"within {settings.start_timeout_s:g} s") from None
     except BaseException:
-        transport.close()
+        await _kill_engine(transport, protocol)
         raise
     return transport, protocol
+
+
+async def _kill_engine(transport: asyncio.SubprocessTransport, protocol: chess.engine.UciProtocol) -> None:
+    """Kills the engine and waits (briefly) until its exit is seen: a process still unreaped when the
+    bot's event loop closes makes asyncio log a stray warning, and leaves a zombie behind."""
+    transport.close()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(protocol.returncode), 1.0)
 
 
 async def quit_engine(process: Process, margin_s: float) -> bool:
@@ -241,9 +251,7 @@ async def quit_engine(process: Process, margin_s: float) -> bool:
             await asyncio.wait_for(protocol.quit(), margin_s)
         return True
     except (TimeoutError, chess.engine.EngineError, OSError):
-        transport.close()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(protocol.returncode), 1.0)
+        await _kill_engine(transport, protocol)
         return False
     finally:
         transport.close()

@@ -4,8 +4,10 @@ happens when it fails to start, hangs or dies. Real engines where it matters: Fa
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
+import threading
 from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
@@ -32,6 +34,7 @@ from bot.engines import (
     answer_due_s,
     engine_board,
     engine_limit,
+    start_engine,
 )
 from variant import COMMONER, KnightmateBoard
 
@@ -86,6 +89,23 @@ def test_the_engine_board_keeps_the_whole_history_without_commoner_promotions() 
 def test_a_move_list_that_is_not_a_game_is_refused() -> None:
     with pytest.raises(ValueError):
         engine_board(PROMOTION_FEN, ("b7b8m", "e8c7"))  # c7 is covered by the new commoner
+
+
+@pytest.mark.parametrize("mode", ["no-uciok", "chess-only"])
+def test_an_engine_refused_at_start_has_exited_before_the_error_is_raised(
+        mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    # run closes its event loop right after the error; asyncio's child watcher then finds the loop
+    # closed and logs a stray line after run's one-line message, unless the exit was seen first.
+    loop = asyncio.new_event_loop()
+    try:
+        with pytest.raises(EngineStartError):
+            loop.run_until_complete(start_engine(uci_settings((*FAKE_ENGINE, mode), start_timeout_s=1)))
+    finally:
+        loop.close()
+    for watcher in threading.enumerate():
+        if watcher.name.startswith("waitpid-"):
+            watcher.join(10)
+    assert "is closed" not in caplog.text
 
 
 def test_the_engine_sees_the_movers_clock_less_the_overhead_and_the_other_clock_as_it_is() -> None:
