@@ -63,6 +63,10 @@ UCI_MOVE = re.compile(r"[a-h][1-8][a-h][1-8][qrbnm]?")
 
 #: What a failing conversion of a decoded line can raise: each one means a malformed line.
 _CONVERSION_ERRORS = (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError)
+#: The deepest nesting of objects and arrays a line may have; the API's lines nest a few levels.
+MAX_NESTING = 32
+#: A JSON string (whose brackets do not nest) or a bracket.
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
 class MalformedLine(ValueError):
@@ -149,6 +153,8 @@ def _load(line: bytes | str) -> Mapping[str, Any] | None:
     text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
     if not text.strip():
         return None
+    if _nesting(text) > MAX_NESTING:
+        raise MalformedLine(f"{_quote(line)}: nested deeper than {MAX_NESTING} levels")
     try:
         data = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
     except (ValueError, RecursionError) as error:
@@ -158,6 +164,23 @@ def _load(line: bytes | str) -> Mapping[str, Any] | None:
     if data.get("type") == "ping":
         return None
     return data
+
+
+def _nesting(text: str) -> int:
+    """How deep the line's objects and arrays nest, checked before parsing: json.loads would
+    recurse into a hostile line's nesting down to Python's recursion limit, where any finalizer the
+    garbage collector runs meanwhile fails with a RecursionError of its own."""
+    if text.count("[") + text.count("{") <= MAX_NESTING:
+        return 0  # too few brackets to nest too deep: the common case costs two counts
+    depth = deepest = 0
+    for token in _STRING_OR_BRACKET.finditer(text):
+        bracket = token.group()
+        if bracket in ("[", "{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif bracket in ("]", "}"):
+            depth -= 1
+    return deepest
 
 
 def _finite_float(text: str) -> float:
