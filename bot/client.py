@@ -48,8 +48,8 @@ from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from bot.config import Secret, ServerSettings
 from bot.dialect import Dialect
-from bot.events import EventStreamEvent, GameStreamEvent, ReportedResult
-from bot.round_socket import RoundSocketError, read_reported_result, round_socket_url
+from bot.events import EventStreamEvent, GameStreamEvent, ReportedResult, RoundBoard
+from bot.round_socket import RoundSocketError, read_round_board, round_socket_url
 from bot.wire import MalformedLine, is_plain_id, parse_event_line, parse_game_line
 
 log = logging.getLogger(__name__)
@@ -286,6 +286,7 @@ class _StreamPlan:
     stop: threading.Event
     give_up_after_s: float | None   # raise GameStreamLost after failing this long; None: never
     lost_on_404: bool               # a 404 means the thing streamed is gone for good
+    on_refused: Callable[[str], None] | None = None   # told of each attempt that gave no line
 
 
 class Client:
@@ -380,22 +381,33 @@ class Client:
 
         :raises ClientError: the dialect has no such socket, or it gave no answer; the message says why.
         """
-        if not self.dialect.round_socket:
-            raise ClientError(f"the {self.dialect} dialect has no round socket to ask")
-        open_timeout_s = min(self.settings.connect_timeout_s, RESULT_LOOKUP_TIMEOUT_S)
-        read_timeout_s = min(self.settings.read_timeout_s, RESULT_LOOKUP_TIMEOUT_S)
         problem = ""
         for attempt in range(RESULT_LOOKUP_ATTEMPTS):
             if attempt > 0 and self.stop.wait(min(self.settings.backoff_initial_s, RESULT_LOOKUP_TIMEOUT_S)):
                 break
             try:
-                url = round_socket_url(self.base_url, game_id)
-                return read_reported_result(url, game_id, open_timeout_s=open_timeout_s,
-                                            read_timeout_s=read_timeout_s)
-            except RoundSocketError as error:
+                return self.round_board(game_id).reported
+            except ClientError as error:
+                if not self.dialect.round_socket:
+                    raise
                 problem = str(error)
                 log.warning("game %s: asking how the game ended failed: %s", game_id, problem)
         raise ClientError(f"the server's round socket did not say how the game ended ({problem or 'stopped'})")
+
+    def round_board(self, game_id: str) -> RoundBoard:
+        """The game as the server's public round socket shows it now (pychess; no token is sent):
+        one connection, with waits of at most :data:`RESULT_LOOKUP_TIMEOUT_S`.
+
+        :raises ClientError: the dialect has no such socket, or it gave no answer; the message says why.
+        """
+        if not self.dialect.round_socket:
+            raise ClientError(f"the {self.dialect} dialect has no round socket to ask")
+        try:
+            return read_round_board(round_socket_url(self.base_url, game_id), game_id,
+                                    open_timeout_s=min(self.settings.connect_timeout_s, RESULT_LOOKUP_TIMEOUT_S),
+                                    read_timeout_s=min(self.settings.read_timeout_s, RESULT_LOOKUP_TIMEOUT_S))
+        except RoundSocketError as error:
+            raise ClientError(str(error)) from None
 
     def post_move(self, game_id: str, uci: str, *, offering_draw: bool = False,
                   cancel: threading.Event | None = None, send_by: float | None = None) -> MoveOutcome:
@@ -517,7 +529,8 @@ class Client:
             if event is not None:
                 yield event
 
-    def game_events(self, game_id: str, stop: threading.Event) -> Iterator[GameStreamEvent]:
+    def game_events(self, game_id: str, stop: threading.Event,
+                    on_refused: Callable[[str], None] | None = None) -> Iterator[GameStreamEvent]:
         """A game's stream, reopened until ``stop`` is set or the caller leaves the loop.
 
         The caller leaves when the game is over; a stream that closes or breaks before that is
@@ -525,7 +538,9 @@ class Client:
         :class:`GameStreamLost` on a 404 (the game is gone) or when reopening has failed for
         ``give_up_after_s``, e.g. pychess's endless 409 for a game that ended while the bot was
         away. Waits between attempts stay short: the game's clock runs while its stream is down,
-        and pychess's 409 for a dropped stream lasts up to 6 s.
+        and pychess's 409 for a dropped stream lasts up to 6 s. ``on_refused`` is called (on the
+        caller's thread, with the reason) after each attempt that gave not a single line, before
+        the wait for the next: the game can be read elsewhere meanwhile (:mod:`bot.round_fallback`).
         """
         backoff = Backoff(min(self.settings.backoff_initial_s, GAME_STREAM_RETRY_INITIAL_S),
                           min(self.settings.backoff_max_s, GAME_STREAM_RETRY_CAP_S), self._rng)
@@ -534,7 +549,7 @@ class Client:
         except ClientError as error:
             raise GameStreamLost(str(error)) from None
         plan = _StreamPlan("stream_game", path, f"game {game_id}: stream", backoff, stop,
-                           give_up_after_s=self.give_up_after_s, lost_on_404=True)
+                           give_up_after_s=self.give_up_after_s, lost_on_404=True, on_refused=on_refused)
         for line in self._reopening_lines(plan):
             event = _parsed(parse_game_line, self.dialect, line, plan.label)
             if event is not None:
@@ -556,11 +571,13 @@ class Client:
             if not self.rate_limits.wait(plan.endpoint, plan.stop) or self.stop.is_set():
                 return
             stream = None
+            refused = True
             try:
                 stream = self._open(plan.endpoint, plan.path)
                 log.info("%s open", plan.label)
                 for line in stream.lines():
                     failing_since = None
+                    refused = False
                     yield line
                 reason = "closed by the server"
             except (ResponseError, ApiError, requests.RequestException) as error:
@@ -583,6 +600,8 @@ class Client:
                 raise GameStreamLost(f"{plan.label}: could not be reopened for {now - failing_since:.0f} s ({reason})")
             delay = plan.backoff.next_delay()
             log.warning("%s %s; reopening in %.1f s", plan.label, reason, delay)
+            if refused and plan.on_refused is not None:
+                plan.on_refused(reason)
             if plan.stop.wait(delay):
                 return
 

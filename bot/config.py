@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import math
 import os
 import shlex
 from collections.abc import Callable, Mapping
@@ -108,6 +109,11 @@ class EngineSettings:
     hang_margin_s: float = 3.0
     ponder: bool = True
     book: bool | str = True
+    # The clock reserve (bot.clock_reserve): after a move the bot keeps at least the lesser of
+    # these two, plus this many times the slowest recent move echo of the game.
+    clock_reserve_ms: int = 5_000
+    clock_reserve_share: float = 0.2
+    latency_reserve_factor: float = 3.0
 
     @property
     def book_file(self) -> str | None:
@@ -167,12 +173,13 @@ class Settings:
 Reader = Callable[[Any], Any]
 
 
-def _number(minimum: float = 0.0) -> Reader:
+def _number(minimum: float = 0.0, maximum: float = math.inf) -> Reader:
     def read(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError("expected a number")
-        if value < minimum:
-            raise ValueError(f"expected a number >= {minimum:g}")
+        if not minimum <= value <= maximum:
+            raise ValueError(f"expected a number >= {minimum:g}" if value < minimum or math.isnan(value)
+                             else f"expected a number <= {maximum:g}")
         return float(value)
     return read
 
@@ -320,6 +327,9 @@ _READERS: dict[str, dict[str, Reader]] = {
         "hang_margin_s": _number(0.1),
         "ponder": _boolean,
         "book": _book,
+        "clock_reserve_ms": _integer(0),
+        "clock_reserve_share": _number(0.0, maximum=0.5),
+        "latency_reserve_factor": _number(0.0, maximum=20.0),
     },
     "game": {
         "abort_after_s": _number(1.0),

@@ -134,3 +134,26 @@ class ReportedResult:
     @property
     def is_over(self) -> bool:
         return self.status not in PLAYING_STATUSES
+
+
+@dataclass(frozen=True)
+class RoundBoard:
+    """The game as pychess's round socket shows it to anyone watching (its first ``board`` message):
+    how it stands or ended, and, where the message carries them, every move and both clocks now.
+
+    The bot reads it when the game stream cannot be had (:mod:`bot.round_fallback`) and to learn
+    how a game ended that the stream ended without a word."""
+    game_id: str
+    status: str                              # as in ReportedResult
+    result: str
+    moves: tuple[str, ...] | None = None     # UCI, from the start position; None: not told
+    wtime_ms: int | None = None              # None: not told
+    btime_ms: int | None = None
+
+    @property
+    def reported(self) -> ReportedResult:
+        return ReportedResult(self.game_id, self.status, self.result)
+
+    @property
+    def is_over(self) -> bool:
+        return self.reported.is_over

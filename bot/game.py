@@ -26,6 +26,7 @@ import chess.engine
 import chess.pgn
 
 from bot.challenges import start_position_problem
+from bot.clock_reserve import ClockReserve, EchoLatency, engine_clock_ms
 from bot.engine import Limits, SearchResult
 from bot.events import GameEnded, GameFull, GameState, GameStreamEvent, OpponentGone, Player, ReportedResult
 from variant import STARTING_FEN, GameMoveError, KnightmateBoard
@@ -80,7 +81,7 @@ class Game:
     """A game as the bot sees it. Feed it stream events with :meth:`apply`."""
 
     def __init__(self, game_id: str, username: str, *, site: str, move_overhead_ms: int,
-                 max_move_time_ms: int | None, abort_after_s: float) -> None:
+                 max_move_time_ms: int | None, abort_after_s: float, reserve: ClockReserve) -> None:
         """The settings come from :mod:`bot.config`, the one place where they have defaults."""
         self.id = game_id
         self.username = username
@@ -88,6 +89,8 @@ class Game:
         self.move_overhead_ms = move_overhead_ms
         self.max_move_time_ms = max_move_time_ms
         self.abort_after_s = abort_after_s
+        self.reserve = reserve
+        self.echoes = EchoLatency()
         self.color: chess.Color | None = None
         self.white: Player | None = None
         self.black: Player | None = None
@@ -154,6 +157,7 @@ class Game:
             self.base_ms, self.increment_ms = max(state.wtime_ms, state.btime_ms), state.winc_ms
         self.state = state
         self.state_received = now
+        self.echoes.seen(len(state.moves), now)
         if state.is_over:
             self.ended = True
         if start_position_problem(self.initial_fen) is None:
@@ -213,12 +217,13 @@ class Game:
     def limits(self, now: float | None = None, share: float = 1.0) -> Limits:
         """What the engine may spend on this move, from the clocks as they are now.
 
-        ``share`` (0 to 1) is the part of a core this game can count on when several games share the
-        search workers: the engine is shown that part of our clock and increment, so a game whose
+        The engine is shown our clock less the reserve (:mod:`bot.clock_reserve`). ``share`` (0
+        to 1) is the part of a core this game can count on when several games share the search
+        workers: the engine is shown that part of the clock and increment, so a game whose
         searches wait behind other games' does not spend its clock twice.
         """
         assert self.state is not None and self.color is not None
-        mine = self.my_clock_ms(now) or 0
+        mine = engine_clock_ms(self.my_clock_ms(now) or 0, self.reserve_ms())
         wtime, btime = self.state.wtime_ms, self.state.btime_ms
         winc, binc = self.state.winc_ms, self.state.binc_ms
         if self.color == chess.WHITE:
@@ -227,6 +232,10 @@ class Game:
             btime, binc = int(mine * share), int(binc * share)
         return Limits(wtime=wtime, btime=btime, winc=winc, binc=binc,
                       movetime=self.max_move_time_ms, move_overhead_ms=self.move_overhead_ms)
+
+    def reserve_ms(self) -> int:
+        """What the bot keeps on its clock after each move in this game (:mod:`bot.clock_reserve`)."""
+        return self.reserve.reserve_ms(self.base_ms, self.echoes.slowest_ms)
 
     def fallback_deadline(self) -> float:
         """When to stop waiting for the engine and post any legal move: half our clock from the state."""
@@ -325,8 +334,11 @@ class Game:
                 return line
         return f"{sentence}."
 
-    def note_own_move(self, move: chess.Move, clock_ms: int | None) -> None:
-        """Remembers a posted move; it may decide the result if pychess never echoes it."""
+    def note_own_move(self, move: chess.Move, clock_ms: int | None, posted_at: float | None = None) -> None:
+        """Remembers a posted move (posted at *posted_at*, ``time.monotonic()``): it may decide the
+        result if pychess never echoes it, and its echo measures the server's latency."""
+        if posted_at is not None:
+            self.echoes.posted(self.ply, posted_at)
         if clock_ms is not None and clock_ms >= SAFE_CLOCK_MARGIN_MS:
             self._own_pending = (self.ply, move)
 

@@ -1,9 +1,11 @@
 """Plays one game: the glue between its stream, its :class:`~bot.game.Game`, the search pool and the client.
 
 Two threads per game. The reader turns the game stream into messages in an inbox (and marks the
-game over the moment the stream says so, which stops any move retry at once). The player thread
-alone owns the :class:`Game` and everything below; it waits for the next message or the next
-one-shot deadline (:mod:`bot.deadlines`), whichever comes first, and never spins.
+game over the moment the stream says so, which stops any move retry at once); while pychess
+refuses the stream, it reads the round socket instead (:mod:`bot.round_fallback`) and hands the
+board on as a message too. The player thread alone owns the :class:`Game` and everything below;
+it waits for the next message or the next one-shot deadline (:mod:`bot.deadlines`), whichever
+comes first, and never spins.
 
 The player thread is a small state machine. Its :class:`Phase`::
 
@@ -44,15 +46,17 @@ import chess
 from bot import __version__
 from bot.chat import MAX_LINE_CHARS, ChatCommands
 from bot.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
+from bot.clock_reserve import ClockReserve, restart_limits
 from bot.config import Settings
 from bot.deadlines import Deadlines
 from bot.engine import SearchResult
 from bot.engines import GameEngine
-from bot.events import ChatLine, GameEnded, GameFull, GameState, GameStreamEvent, KeepAlive
+from bot.events import ChatLine, GameEnded, GameFull, GameState, GameStreamEvent, KeepAlive, RoundBoard
 from bot.game import Game, Result
 from bot.printable import printable
+from bot.round_fallback import RoundReader, disagreement, full_from_setup, setup_of, state_from_round
 from bot.search_pool import ponder_line
-from bot.storage import write_pgn
+from bot.storage import StateFile, write_pgn
 
 log = logging.getLogger(__name__)
 
@@ -78,11 +82,17 @@ class StreamLost:
 
 
 @dataclass(frozen=True)
+class RoundRead:
+    """The game as the round socket shows it, read while the stream was refused (:mod:`bot.round_fallback`)."""
+    board: RoundBoard
+
+
+@dataclass(frozen=True)
 class Leave:
     """The bot leaves the game unfinished (shutdown); it stays in the state file for the next start."""
 
 
-Message = GameStreamEvent | SearchDone | StreamLost | Leave
+Message = GameStreamEvent | SearchDone | StreamLost | RoundRead | Leave
 
 
 # -- the state -------------------------------------------------------------------------------------
@@ -121,17 +131,24 @@ class GamePlayer:
     """One game from its first line to its PGN. :meth:`start` it; the runner is told through ``on_done``."""
 
     def __init__(self, game_id: str, *, client: Client, searcher: GameEngine, settings: Settings, username: str,
-                 on_done: Callable[[str, Result | None], None], share: Callable[[], float] = lambda: 1.0) -> None:
+                 on_done: Callable[[str, Result | None], None], share: Callable[[], float] = lambda: 1.0,
+                 state: StateFile | None = None, resumed: bool = False) -> None:
         self.game_id = game_id
         self.client = client
         self.searcher = searcher
         self.settings = settings
         self.on_done = on_done
         self.share = share
+        # Where the game's setup is kept for a restart, and whether this is one (its first move is quick).
+        self.state = state
+        self._resumed = resumed
+        engine = settings.engine
         self.game = Game(game_id, username, site=settings.server.url,
-                         move_overhead_ms=settings.engine.move_overhead_ms,
-                         max_move_time_ms=settings.engine.max_move_time_ms,
-                         abort_after_s=settings.game.abort_after_s)
+                         move_overhead_ms=engine.move_overhead_ms,
+                         max_move_time_ms=engine.max_move_time_ms,
+                         abort_after_s=settings.game.abort_after_s,
+                         reserve=ClockReserve(engine.clock_reserve_ms, engine.clock_reserve_share,
+                                              engine.latency_reserve_factor))
         self.finished = threading.Event()
         # Set once the game wants no more moves (over, or the bot leaves): ends the reader and any
         # move post still retrying.
@@ -146,6 +163,8 @@ class GamePlayer:
         self._retries = {kind: Backoff(server.backoff_initial_s, server.backoff_max_s)
                          for kind in (Due.ABORT, Due.CLAIM_VICTORY, Due.RESIGN)}
         self._draw_answered_ply: int | None = None
+        # The moves last read from the round socket, until the stream speaks again.
+        self._round_moves: tuple[str, ...] | None = None
         # Chat commands, where the server delivers chat to the bot at all.
         self._commands = ChatCommands(settings.chat.rooms(), username) if client.dialect.delivers_chat else None
 
@@ -166,7 +185,9 @@ class GamePlayer:
 
     def _read(self) -> None:
         try:
-            for event in self.client.game_events(self.game_id, self._leave):
+            round_reader = (RoundReader(self.client, self.game_id, lambda board: self._inbox.put(RoundRead(board)))
+                            if self.client.dialect.round_socket else None)
+            for event in self.client.game_events(self.game_id, self._leave, on_refused=round_reader):
                 over = isinstance(event, GameEnded) or (isinstance(event, GameFull | GameState) and _is_over(event))
                 if over:
                     self._leave.set()
@@ -206,13 +227,16 @@ class GamePlayer:
         except queue.Empty:
             return None
 
-    def _handle(self, message: GameStreamEvent | SearchDone | StreamLost) -> None:
+    def _handle(self, message: GameStreamEvent | SearchDone | StreamLost | RoundRead) -> None:
         if isinstance(message, SearchDone):
             self._on_search_done(message)
         elif isinstance(message, StreamLost):
             log.error("%s; giving the game up", message.reason)
             self._finish(message.reason)
+        elif isinstance(message, RoundRead):
+            self._on_round_board(message.board)
         else:
+            self._check_against_round(message)
             self._on_event(message)
 
     def _on_deadline(self, due: Due) -> None:
@@ -250,6 +274,7 @@ class GamePlayer:
         self._deadlines.follow(Due.CLAIM_VICTORY, self.game.claim_win_at)
         self._answer_draw_offer()
         self._our_turn()
+        self._resumed = False
         if first_full:
             self._greet()  # while the engine thinks, not before
 
@@ -257,6 +282,9 @@ class GamePlayer:
         game = self.game
         if self._phase is Phase.STARTING:
             self._phase = Phase.PLAYING
+            setup = setup_of(game)
+            if self.state is not None and setup is not None:
+                self.state.note_setup(self.game_id, setup)
             log.info("game %s: start, %s vs %s, we play %s, %d moves so far", self.game_id,
                      printable(game.white.name) if game.white else "?",
                      printable(game.black.name) if game.black else "?",
@@ -273,6 +301,35 @@ class GamePlayer:
         log.warning("game %s: the move did not land; moving again (attempt %d of %d)", self.game_id,
                     move.attempt + 1, MAX_MOVE_ATTEMPTS)
         self._move = OurMove(move.ply, Stage.AGAIN, move.attempt + 1)
+
+    # -- the round socket, while the stream is refused -----------------------------------------------
+
+    def _on_round_board(self, board: RoundBoard) -> None:
+        if self._phase is Phase.OVER:
+            return
+        state = state_from_round(self.game, board)
+        if state is None:
+            return
+        event = state if self.game.state is not None else full_from_setup(
+            self.game_id, self.state.setup(self.game_id) if self.state is not None else None, state)
+        if event is None:
+            log.warning("game %s: the round socket shows the game, but its setup is not kept; waiting for the "
+                        "stream", self.game_id)
+            return
+        log.info("game %s: stream refused; the round socket shows %d plies%s", self.game_id, len(state.moves),
+                 f", over: {board.status} {board.result}" if state.is_over else "")
+        self._round_moves = state.moves
+        self._on_event(event)
+
+    def _check_against_round(self, event: GameStreamEvent) -> None:
+        """The stream speaks again: what it says wins, and a disagreement with the round socket is logged."""
+        if self._round_moves is None or not isinstance(event, GameFull | GameState):
+            return
+        problem = disagreement(self._round_moves, event.state.moves if isinstance(event, GameFull) else event.moves)
+        if problem is not None:
+            log.warning("game %s: %s; the stream wins", self.game_id, problem)
+            self._move = None   # a move posted in the position read is no move in the stream's
+        self._round_moves = None
 
     def _greet(self) -> None:
         if self.settings.game.greeting and self.game.ply < 2 and self.game.opponent is not None:
@@ -291,8 +348,13 @@ class GamePlayer:
         assert game.state is not None
         self._move = OurMove(ply, Stage.THINKING, move.attempt if move is not None and move.ply == ply else 1)
         self._deadlines.arm(Due.ENGINE_LATE, game.fallback_deadline())
+        limits = game.limits(share=self.share())
+        if self._resumed:
+            # Restarted on our move: the restart has cost time nobody planned for, so move soon.
+            limits = restart_limits(limits, (limits.wtime if game.color == chess.WHITE else limits.btime) or 0)
+            log.info("game %s: first move since the restart: a short search (%d ms)", self.game_id, limits.movetime)
         try:
-            future = self.searcher.submit(game.initial_fen, game.state.moves, game.limits(share=self.share()))
+            future = self.searcher.submit(game.initial_fen, game.state.moves, limits)
         except Exception as error:  # the pool could not even take the job
             log.error("game %s: search could not start (%s); playing a fallback move", self.game_id, error)
             self._post(game.fallback_move(), None)
@@ -331,10 +393,11 @@ class GamePlayer:
         if result is not None:
             game.note_search(result)
         offer = self.client.dialect.draw_offers and game.wants_draw_offer()
+        posted_at = time.monotonic()
         outcome = self.client.post_move(self.game_id, uci, offering_draw=offer, cancel=self._leave,
                                         send_by=game.must_move_by())
         if outcome is MoveOutcome.LANDED:
-            game.note_own_move(move, clock_ms)
+            game.note_own_move(move, clock_ms, posted_at)
             if offer:
                 game.draw_offered_at = ply
                 log.info("game %s: offering a draw with this move", self.game_id)
@@ -445,7 +508,7 @@ class GamePlayer:
     # -- the end ---------------------------------------------------------------------------------
 
     def _finish(self, lost: str | None) -> None:
-        """The game is over (or given up, with the reason in ``lost``): PGN, goodbye, tell the runner."""
+        """The game is over (or given up, with the reason in ``lost``): PGN, tell the runner, goodbye."""
         if self._phase is Phase.OVER:
             return
         self._phase = Phase.OVER
@@ -460,12 +523,13 @@ class GamePlayer:
         if game.state is not None:
             path = write_pgn(self.settings.game.pgn_dir, self.game_id, game.pgn(result))
             log.info("game %s: over, %s (%s); PGN %s", self.game_id, result.result, result.reason, path)
-            if self.settings.game.goodbye and lost is None:
-                self._chat(self.settings.game.goodbye)
         else:
             log.warning("game %s: over without a single state seen (%s); no PGN", self.game_id, result.reason)
         self.finished.set()
+        # The slot is free before the goodbye, a courtesy that may wait on the network.
         self.on_done(self.game_id, result)
+        if self.settings.game.goodbye and lost is None and game.state is not None:
+            self._chat(self.settings.game.goodbye)
 
     def _ask_how_it_ended(self) -> None:
         """The stream ended the game without a word on how (pychess): ask the server, once per game."""

@@ -1,10 +1,12 @@
-"""pychess's round socket, read as a spectator reads it: how a finished game ended.
+"""pychess's round socket, read as a spectator reads it: how a game stands, or how it ended.
 
 pychess ends a bot's game stream with a bare ``gameEnd`` and reports every game state as
 "started", so a resignation, a flag, an abort or an abandoned game cannot be told from the stream.
 The result is public all the same: the round socket a spectator's browser opens,
 ``ws(s)://<server>/wsr/<gameId>``, answers every new connection, without login, with a ``board``
-message that carries the game's status and result (after a few messages of other types).
+message that carries the game's status and result (after a few messages of other types), and
+pychess's full board: every move so far and both clocks. So it is also where the bot reads its game
+while the game stream is refused (:mod:`bot.round_fallback`).
 
 This module belongs to :mod:`bot.client`, which alone knows when to ask: it opens the socket once,
 reads until the ``board`` message or a deadline, and closes it. It sends nothing (no token: none
@@ -21,8 +23,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
 
-from bot.events import ReportedResult
-from bot.wire import MalformedLine, parse_round_message
+from bot.events import RoundBoard
+from bot.wire import MalformedLine, parse_round_board
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +50,8 @@ def round_socket_url(base_url: str, game_id: str) -> str:
     return urlunsplit((scheme, parts.netloc, path, "", ""))
 
 
-def read_reported_result(url: str, game_id: str, *, open_timeout_s: float, read_timeout_s: float) -> ReportedResult:
-    """Opens the round socket at *url* and returns the status and result of its ``board`` message.
+def read_round_board(url: str, game_id: str, *, open_timeout_s: float, read_timeout_s: float) -> RoundBoard:
+    """Opens the round socket at *url* and returns its ``board`` message.
 
     Messages of other types are skipped, and so are unreadable ones (each logged), until the
     ``board`` message of *game_id* arrives or *read_timeout_s* has passed since the socket opened.
@@ -67,7 +69,7 @@ def read_reported_result(url: str, game_id: str, *, open_timeout_s: float, read_
                 except TimeoutError:
                     break
                 try:
-                    reported = parse_round_message(message)
+                    reported = parse_round_board(message)
                 except MalformedLine as error:
                     log.warning("game %s: round socket: skipped unreadable message %s", game_id, error)
                     skipped.append(str(error))

@@ -279,7 +279,8 @@ class Runner:
                 return
             engine = self._game_engines[game_id] = self.engines.open(game_id)
             player = GamePlayer(game_id, client=self.client, searcher=engine, settings=self.settings,
-                                username=self.username, on_done=self._on_done, share=self.clock_share)
+                                username=self.username, on_done=self._on_done, share=self.clock_share,
+                                state=self.state, resumed=resumed)
             self._players[game_id] = player
             # Started before the lock goes: shutdown joins every player it can see.
             self.state.add(game_id)
@@ -299,8 +300,10 @@ class Runner:
                     "as soon as a game ends", game_id, playing)
 
     def _on_done(self, game_id: str, result: Result | None) -> None:
-        self.state.remove(game_id)
         with self._lock:
+            # Under the lock, as one step: a challenge decided meanwhile sees the slot still taken
+            # and the game still in the state file, or the slot free and the game gone from both.
+            self.state.remove(game_id)
             self._players.pop(game_id, None)
             engine = self._game_engines.pop(game_id, None)
             self._done[game_id] = result

@@ -17,6 +17,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -38,29 +39,37 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 class StateFile:
-    """The ids of the games the bot is playing, so a restarted bot reopens their streams.
+    """The ids of the games the bot is playing, so a restarted bot reopens their streams, and what
+    each game's first ``gameFull`` said about its setup (players, start position, time control),
+    so a restarted bot can play it before its stream answers again.
 
-    Thread-safe: game threads add and remove ids while the runner reads them.
+    Thread-safe: game threads add and remove ids while the runner reads them. A file written
+    before setups were kept (ids only) reads as ids without setups.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
-        self._ids: list[str] = self._read()
+        self._ids: list[str] = []
+        self._setups: dict[str, dict[str, Any]] = {}
+        self._read()
 
-    def _read(self) -> list[str]:
+    def _read(self) -> None:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return []
+            return
         except (OSError, ValueError, RecursionError) as error:
             self._keep_aside(f"unreadable ({type(error).__name__})")
-            return []
+            return
         games = data.get("unfinished_games") if isinstance(data, dict) else None
         if not isinstance(games, list) or not all(isinstance(item, str) for item in games):
             self._keep_aside("without a list of game ids")
-            return []
-        return games
+            return
+        self._ids = games
+        setups = data.get("setups")
+        if isinstance(setups, dict):
+            self._setups = {key: value for key, value in setups.items() if key in games and isinstance(value, dict)}
 
     def _keep_aside(self, problem: str) -> None:
         """Moves the bad file to the first free ``<name>.corrupt[.N]`` and says so."""
@@ -90,11 +99,25 @@ class StateFile:
         with self._lock:
             if game_id in self._ids:
                 self._ids.remove(game_id)
+                self._setups.pop(game_id, None)
                 self._write()
+
+    def note_setup(self, game_id: str, setup: dict[str, Any]) -> None:
+        """Keeps *setup* (plain JSON data) for an unfinished game, until it is removed."""
+        with self._lock:
+            if game_id in self._ids and self._setups.get(game_id) != setup:
+                self._setups[game_id] = setup
+                self._write()
+
+    def setup(self, game_id: str) -> dict[str, Any] | None:
+        """The setup kept for *game_id*, if any: data from a file, to be checked before use."""
+        with self._lock:
+            return self._setups.get(game_id)
 
     def _write(self) -> None:
         try:
-            write_atomically(self.path, json.dumps({"unfinished_games": self._ids}, indent=1) + "\n")
+            document = {"unfinished_games": self._ids, "setups": self._setups}
+            write_atomically(self.path, json.dumps(document, indent=1) + "\n")
         except OSError as error:
             log.error("cannot write state file %s: %s", self.path, error)
 

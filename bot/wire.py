@@ -38,6 +38,7 @@ from bot.events import (
     OpponentGone,
     Player,
     ReportedResult,
+    RoundBoard,
     ServerShutdown,
 )
 
@@ -55,9 +56,17 @@ PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 #: The largest time (ms) or count the bot believes; Lichess's "unlimited" clock is 2**31 - 1 ms.
 MAX_NUMBER = 10**12
 MAX_RATING = 10_000
+#: The most plies a round socket's board may list; pychess ends a game at 600.
+MAX_PLIES = 2_000
+#: A move as the servers write it (Knightmate is 8x8; ``m`` promotes to a commoner).
+UCI_MOVE = re.compile(r"[a-h][1-8][a-h][1-8][qrbnm]?")
 
 #: What a failing conversion of a decoded line can raise: each one means a malformed line.
 _CONVERSION_ERRORS = (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError)
+#: The deepest nesting of objects and arrays a line may have; the API's lines nest a few levels.
+MAX_NESTING = 32
+#: A JSON string (whose brackets do not nest) or a bracket.
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
 class MalformedLine(ValueError):
@@ -91,16 +100,32 @@ def parse_game_line(dialect: Dialect, line: bytes | str) -> GameStreamEvent | No
         raise MalformedLine(f"{_quote(line)}: {error!r}") from None
 
 
-def parse_round_message(message: bytes | str) -> ReportedResult | None:
-    """One message of pychess's round socket (what a spectator's browser reads): the ``board``
-    message's game id, status and result; ``None`` for every other type of message."""
+def parse_round_board(message: bytes | str) -> RoundBoard | None:
+    """The ``board`` message of pychess's round socket (what a spectator's browser reads); ``None``
+    for every other type of message.
+
+    Status, result and game id must be there and sound (else :class:`MalformedLine`). The moves
+    (from ``steps``) and ``clocks`` are what the bot plays from when its game stream is refused:
+    where either is missing or odd it is left out (``None``), never guessed, and the result
+    still counts."""
     data = _load(message)
     if data is None or data.get("type") != "board":
         return None
     try:
-        return _reported_result(data)
+        reported = _reported_result(data)
     except _CONVERSION_ERRORS as error:
         raise MalformedLine(f"{_quote(message)}: {error!r}") from None
+    try:
+        moves: tuple[str, ...] | None = _step_moves(data["steps"])
+    except _CONVERSION_ERRORS:
+        moves = None
+    try:
+        clocks = data["clocks"]
+        wtime: int | None = _milliseconds(clocks["white"])
+        btime: int | None = _milliseconds(clocks["black"])
+    except _CONVERSION_ERRORS:
+        wtime = btime = None
+    return RoundBoard(reported.game_id, reported.status, reported.result, moves, wtime, btime)
 
 
 def _reported_result(data: Mapping[str, Any]) -> ReportedResult:
@@ -113,10 +138,23 @@ def _reported_result(data: Mapping[str, Any]) -> ReportedResult:
     return ReportedResult(_plain_id(data["gameId"], "game id"), PYCHESS_STATUSES[code], result)
 
 
+def _step_moves(steps: Any) -> tuple[str, ...]:
+    """The moves of a full board's ``steps``: the first step is the start position (no move), each
+    later one the position after its ``move``."""
+    if not isinstance(steps, list) or not steps or len(steps) > MAX_PLIES + 1:
+        raise ValueError("steps is not a list of positions")
+    moves = tuple(step["move"] for step in steps[1:])
+    if any(not isinstance(move, str) or not UCI_MOVE.fullmatch(move) for move in moves):
+        raise ValueError("a step's move is not a UCI move")
+    return moves
+
+
 def _load(line: bytes | str) -> Mapping[str, Any] | None:
     text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
     if not text.strip():
         return None
+    if _nesting(text) > MAX_NESTING:
+        raise MalformedLine(f"{_quote(line)}: nested deeper than {MAX_NESTING} levels")
     try:
         data = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
     except (ValueError, RecursionError) as error:
@@ -126,6 +164,23 @@ def _load(line: bytes | str) -> Mapping[str, Any] | None:
     if data.get("type") == "ping":
         return None
     return data
+
+
+def _nesting(text: str) -> int:
+    """How deep the line's objects and arrays nest, checked before parsing: json.loads would
+    recurse into a hostile line's nesting down to Python's recursion limit, where any finalizer the
+    garbage collector runs meanwhile fails with a RecursionError of its own."""
+    if text.count("[") + text.count("{") <= MAX_NESTING:
+        return 0  # too few brackets to nest too deep: the common case costs two counts
+    depth = deepest = 0
+    for token in _STRING_OR_BRACKET.finditer(text):
+        bracket = token.group()
+        if bracket in ("[", "{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif bracket in ("]", "}"):
+            depth -= 1
+    return deepest
 
 
 def _finite_float(text: str) -> float:

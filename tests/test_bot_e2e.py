@@ -68,8 +68,10 @@ def test_whole_game_is_played_to_the_end_with_greeting_goodbye_and_pgn(sandbox: 
     game_id = play(sandbox, "human", color=color)          # the challenger's colour
     record, pgn = check_game(sandbox, game_id, bot)
     assert record.white == ("human" if color == "white" else BOT)
-    said = [line.text for line in sandbox.game(game_id).chat if line.username == BOT]
-    assert said == [bot.settings.game.greeting, bot.settings.game.goodbye]
+    # The goodbye follows the PGN and the freed slot.
+    farewell = [bot.settings.game.greeting, bot.settings.game.goodbye]
+    sandbox.wait_game(game_id, lambda game: [line.text for line in game.chat if line.username == BOT] == farewell,
+                      timeout=10, what="greeting and goodbye")
     assert len(list(pgn.mainline_moves())) >= len(record.moves) - 1  # pychess never echoes the last move
     check_annotations(pgn, record, [entry.getMessage() for entry in caplog.records], sandbox.dialect.name)
 

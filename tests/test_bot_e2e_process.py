@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_bot_e2e_support import BOT, TOKEN, decline_reason, make_sandbox, play, true_result
+from test_bot_e2e_support import BOT, TOKEN, decline_reason, make_sandbox, play
 
 from bot.sandbox import Sandbox
 
@@ -104,7 +104,7 @@ def test_bot_killed_mid_game_and_restarted_finishes_the_game(sandbox: Sandbox, t
     assert record.winner in (None, "white" if record.white == BOT else "black"), record.status
     assert pgn.exists(), text[-3000:]
     written = pgn.read_text().split('[Result "')[1].split('"')[0]
-    assert written in (true_result(record), "*" if sandbox.dialect.name == "pychess" else true_result(record))
+    assert written in (record.result, "*" if sandbox.dialect.name == "pychess" else record.result)
     assert game_id not in (tmp_path / "state.json").read_text()
     assert f"game {game_id}: unfinished at the last stop; reopening it" in text
     assert TOKEN not in text
@@ -201,9 +201,9 @@ def test_stop_after_games_declines_new_challenges_finishes_both_games_and_exits_
         pgn = tmp_path / "games" / f"{record.id}.pgn"
         assert pgn.exists(), text[-3000:]
         written = pgn.read_text().split('[Result "')[1].split('"')[0]
-        assert written in (true_result(record), "*" if dialect == "pychess" else true_result(record))
+        assert written in (record.result, "*" if dialect == "pychess" else record.result)
     assert "stopping after the games: all are over" in text
-    assert json.loads((tmp_path / "state.json").read_text()) == {"unfinished_games": []}
+    assert json.loads((tmp_path / "state.json").read_text()) == {"unfinished_games": [], "setups": {}}
     assert not (tmp_path / "stop").exists()
 
 

@@ -103,14 +103,6 @@ def decline_reason(sandbox: Sandbox, opponent: str = "randy", **challenge: objec
     return sandbox.decline_reason(cid)
 
 
-def true_result(record: GameRecord) -> str:
-    if record.winner == "white":
-        return "1-0"
-    if record.winner == "black":
-        return "0-1"
-    return "*" if record.status in ("aborted", "noStart") else "1/2-1/2"
-
-
 def check_game(sandbox: Sandbox, game_id: str, bot: LocalBot, *, may_lose: bool = False,
                allow_unknown: Callable[[GameRecord], bool] | None = None) -> tuple[GameRecord, chess.pgn.Game]:
     """Waits for the game's end and the bot's PGN; asserts everything a finished game must satisfy."""
@@ -131,9 +123,9 @@ def check_game(sandbox: Sandbox, game_id: str, bot: LocalBot, *, may_lose: bool 
     written = pgn.headers["Result"]
     assert pgn.headers["Variant"] == "Knightmate"
     assert {pgn.headers["White"].lower(), pgn.headers["Black"].lower()} == {record.white.lower(), record.black.lower()}
-    if written == "*" and true_result(record) != "*":
+    if written == "*" and record.result != "*":
         assert sandbox.dialect.name == "pychess" or (allow_unknown and allow_unknown(record)), \
             f"Lichess says how games end; * is wrong here ({record.status})"
     else:
-        assert written == true_result(record), f"PGN says {written}, game was {record.status} {record.winner}"
+        assert written == record.result, f"PGN says {written}, game was {record.status} {record.winner}"
     return record, pgn

@@ -57,6 +57,15 @@ def test_hostile_game_lines_are_malformed_lines(line: str) -> None:
         parse_game_line(LICHESS, line)
 
 
+def test_nesting_is_refused_past_its_bound_and_brackets_inside_strings_do_not_nest() -> None:
+    chat = '{"type":"chatLine","username":"u","room":"player","text":"' + "[{" * 200 + '\\"["}'
+    assert parse_game_line(LICHESS, chat) is not None
+    nested = '{"type":"chatLine","username":"u","room":"player","text":"x","more":' + "[" * 31 + "]" * 31 + "}"
+    assert parse_game_line(LICHESS, nested) is not None
+    with pytest.raises(MalformedLine, match="nested deeper than 32"):
+        parse_game_line(LICHESS, nested.replace("[", "[[", 1).replace("]", "]]", 1))
+
+
 HOSTILE_EVENT_LINES = [
     '{"type":"challenge","challenge":{"id":"c1","timeControl":{"type":"clock","limit":1e400,"increment":0}}}',
     '{"type":"challenge","challenge":{"id":"c1","timeControl":{"type":"clock","limit":Infinity}}}',

@@ -64,7 +64,7 @@ def test_each_bot_dialect_has_a_sandbox_twin_that_behaves_as_its_flags_say(name:
     white, black = Account("W", "t1", True), Account("B", "t2", True)
     challenge = Challenge("c1", white, black, 60, 0, None, False, "white", "white", "knightmate", CUSTOM_FEN)
     assert ours.initial_fen_in_challenge == ("initialFen" in twin.challenge(challenge))
-    assert ours.round_socket == (twin.round_board(Game("g1", challenge, white, black, now=100.0)) is not None)
+    assert ours.round_socket == (twin.round_board(Game("g1", challenge, white, black, now=100.0), 100.0) is not None)
     required = {Pychess.capabilities_header} if isinstance(twin, Pychess) else set()
     assert {header for header, _ in ours.headers} == required
 

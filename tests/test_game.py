@@ -10,6 +10,7 @@ import chess.engine
 import chess.pgn
 import pytest
 
+from bot.clock_reserve import ClockReserve
 from bot.config import EngineSettings
 from bot.engine import SearchResult
 from bot.events import GameEnded, GameFull, GameState, OpponentGone, Player, ReportedResult
@@ -38,10 +39,12 @@ def full(moves: tuple[str, ...] = (), *, me_white: bool = True, fen: str | None 
 
 
 def new_game(game_id: str = "g1", **overrides: object) -> Game:
-    """A game with the config's default settings, but for a 30 s abort and any *overrides*."""
+    """A game with the config's default settings, but for a 30 s abort, no clock reserve (its rule
+    is tested in test_clock_reserve) and any *overrides*."""
     engine = EngineSettings()
     options: dict[str, object] = {"site": "http://127.0.0.1:1", "move_overhead_ms": engine.move_overhead_ms,
-                                  "max_move_time_ms": engine.max_move_time_ms, "abort_after_s": 30.0, **overrides}
+                                  "max_move_time_ms": engine.max_move_time_ms, "abort_after_s": 30.0,
+                                  "reserve": ClockReserve(), **overrides}
     return Game(game_id, "mybot", **options)  # type: ignore[arg-type]
 
 

@@ -38,7 +38,7 @@ class ScriptedClient:
         self.changed = threading.Condition()
         self.interrupts = 0
 
-    def game_events(self, game_id: str, stop: threading.Event) -> Iterator[GameStreamEvent]:
+    def game_events(self, game_id: str, stop: threading.Event, **_: object) -> Iterator[GameStreamEvent]:
         while (line := self.lines.get(timeout=10)) is not None:
             yield line
 

@@ -16,9 +16,9 @@ import requests
 from bot.client import RESULT_LOOKUP_ATTEMPTS, Client, ClientError
 from bot.config import GameSettings, Secret, ServerSettings
 from bot.events import ReportedResult
-from bot.round_socket import RoundSocketError, read_reported_result, round_socket_url
+from bot.round_socket import RoundSocketError, read_round_board, round_socket_url
 from bot.sandbox import Sandbox
-from bot.wire import MalformedLine, parse_round_message
+from bot.wire import MalformedLine, parse_round_board
 
 READ_TIMEOUT_S = 0.8
 
@@ -33,7 +33,7 @@ def board(**fields: object) -> str:
 @pytest.mark.parametrize(("code", "status"), [(-1, "started"), (0, "aborted"), (2, "resign"), (4, "timeout"),
                                               (6, "outoftime"), (7, "abandon"), (10, "illegalMove"), (13, "claim")])
 def test_board_message_status_codes_become_status_names(code: int, status: str) -> None:
-    assert parse_round_message(board(status=code, result="0-1")) == ReportedResult("g1", status, "0-1")
+    assert parse_round_board(board(status=code, result="0-1")).reported == ReportedResult("g1", status, "0-1")
 
 
 @pytest.mark.parametrize("message", [
@@ -41,7 +41,7 @@ def test_board_message_status_codes_become_status_names(code: int, status: str) 
     '{"type": "ping"}', "",
 ])
 def test_other_round_messages_are_not_results(message: str) -> None:
-    assert parse_round_message(message) is None
+    assert parse_round_board(message) is None
 
 
 @pytest.mark.parametrize("message", [
@@ -51,7 +51,7 @@ def test_other_round_messages_are_not_results(message: str) -> None:
 ])
 def test_unreadable_board_messages_are_malformed(message: str) -> None:
     with pytest.raises(MalformedLine):
-        parse_round_message(message)
+        parse_round_board(message)
 
 
 @pytest.mark.parametrize(("base", "game_id", "url"), [
@@ -84,12 +84,18 @@ def client_for(url: str, dialect: str = "pychess") -> Client:
     return Client(settings, Secret("tok-mybot"), give_up_after_s=GameSettings().give_up_after_s)
 
 
-def resigned_game(sandbox: Sandbox) -> str:
-    cid = sandbox.challenge("randy", "mybot", limit_s=60, increment_s=0, color="white")
+def accepted_game(sandbox: Sandbox, increment_s: int = 0) -> tuple[Client, str]:
+    """A game of randy (white) against the bot, accepted by the bot's client."""
+    cid = sandbox.challenge("randy", "mybot", limit_s=60, increment_s=increment_s, color="white")
     client = client_for(sandbox.url)
     client.accept(cid)
     game_id = sandbox.game_of_challenge(cid)
     assert game_id is not None
+    return client, game_id
+
+
+def resigned_game(sandbox: Sandbox) -> str:
+    _, game_id = accepted_game(sandbox)
     sandbox.resign(game_id, "randy")
     return game_id
 
@@ -99,12 +105,26 @@ def test_the_round_socket_tells_how_a_game_ended(pychess: Sandbox) -> None:
     assert client_for(pychess.url).reported_result(game_id) == ReportedResult(game_id, "resign", "0-1")
 
 
+def test_the_round_board_shows_every_move_and_both_clocks_now(pychess: Sandbox) -> None:
+    client, game_id = accepted_game(pychess, increment_s=2)
+    pychess.wait_moves(game_id, 1, timeout=10)
+    for plies, uci in ((3, "e7e5"), (5, "d7d5")):          # the bot's moves; randy answers each at once
+        client.post_move(game_id, uci)
+        record = pychess.wait_moves(game_id, plies, timeout=10)
+    board = client.round_board(game_id)
+    assert board.moves == tuple(record.moves) and len(record.moves) == 5
+    # Black's clock runs (the third ply is played): the board shows it as of now, below the last move's.
+    assert board.wtime_ms == record.wtime_ms and board.btime_ms is not None and board.btime_ms <= record.btime_ms
+    assert (board.status, board.result) == ("started", "*")
+
+
+def test_the_lichess_client_has_no_round_board_to_read() -> None:
+    with Sandbox("lichess") as lichess, pytest.raises(ClientError, match="no round socket"):
+        client_for(lichess.url, dialect="lichess").round_board("abc")
+
+
 def test_a_game_still_playing_is_reported_as_started(pychess: Sandbox) -> None:
-    cid = pychess.challenge("randy", "mybot", limit_s=60, increment_s=0, color="white")
-    client = client_for(pychess.url)
-    client.accept(cid)
-    game_id = pychess.game_of_challenge(cid)
-    assert game_id is not None
+    client, game_id = accepted_game(pychess)
     reported = client.reported_result(game_id)
     assert (reported.status, reported.result, reported.is_over) == ("started", "*", False)
 
@@ -153,7 +173,7 @@ def test_lichess_has_no_round_socket_to_ask() -> None:
 
 def test_the_lichess_sandbox_has_no_round_socket() -> None:
     with Sandbox("lichess") as lichess, pytest.raises(RoundSocketError, match="404"):
-        read_reported_result(round_socket_url(lichess.url, "abc"), "abc", open_timeout_s=1.0, read_timeout_s=1.0)
+        read_round_board(round_socket_url(lichess.url, "abc"), "abc", open_timeout_s=1.0, read_timeout_s=1.0)
 
 
 def test_a_plain_http_request_to_the_round_socket_is_refused(pychess: Sandbox) -> None:

@@ -63,7 +63,7 @@ class ScriptedClient:
             except queue.Empty:
                 continue
 
-    def game_events(self, game_id: str, stop: threading.Event) -> Iterator[GameStreamEvent]:
+    def game_events(self, game_id: str, stop: threading.Event, **_: object) -> Iterator[GameStreamEvent]:
         lines = self.game(game_id)
         with self.changed:
             self.streams_opened.append(game_id)

@@ -145,6 +145,19 @@ def test_second_game_stream_while_the_first_counts_open_gets_a_raw_409_in_the_bo
     third.close()
 
 
+def test_a_game_stream_refused_by_a_fault_gets_the_raw_409_with_no_stream_open(
+        sandbox: Sandbox, client: ScriptedClient) -> None:
+    game_id = start_game(sandbox, client, "statue", color="black")
+    sandbox.faults.refuse_game_stream(game_id, 30)    # a killed bot's stream, still counted open
+    refused = client.open_game_stream(game_id)
+    assert refused.status_code == 200
+    with pytest.raises(requests.exceptions.ChunkedEncodingError):
+        next(refused.iter_lines())
+    assert sandbox.faults.fired == [("refuse", "game")]
+    with pytest.raises(ValueError):
+        sandbox.faults.refuse_game_stream(game_id, 0)
+
+
 def test_finished_game_stream_gets_409_and_a_very_short_one_404(sandbox: Sandbox, client: ScriptedClient) -> None:
     short = start_game(sandbox, client, "statue", color="black")
     client.post(f"/api/bot/game/{short}/abort")

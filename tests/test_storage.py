@@ -20,7 +20,7 @@ def test_state_file_remembers_ids_across_instances(tmp_path: Path) -> None:
     state.add("g1")
     state.remove("g2")
     assert StateFile(path).game_ids() == ["g1"]
-    assert json.loads(path.read_text()) == {"unfinished_games": ["g1"]}
+    assert json.loads(path.read_text()) == {"unfinished_games": ["g1"], "setups": {}}
 
 
 @pytest.mark.parametrize("content", ["{not json", '{"unfinished_games": "g1"}', "[1, 2]", ""])
@@ -66,5 +66,25 @@ def test_an_unreadable_state_file_is_kept_aside_not_overwritten_by_the_next_save
     state.add("g9")
     assert (tmp_path / "state.json.corrupt.1").read_text() == content
     assert (tmp_path / "state.json.corrupt").read_text() == "an older bad file"
-    assert json.loads(path.read_text()) == {"unfinished_games": ["g9"]}
+    assert json.loads(path.read_text()) == {"unfinished_games": ["g9"], "setups": {}}
     assert "kept as" in caplog.text and "state.json.corrupt.1" in caplog.text
+
+
+def test_a_games_setup_is_kept_until_the_game_is_removed(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    state = StateFile(path)
+    state.note_setup("g1", {"white": "a"})          # not a game the file holds: not kept
+    state.add("g1")
+    state.note_setup("g1", {"white": "a", "base_ms": 15_000})
+    assert StateFile(path).setup("g1") == {"white": "a", "base_ms": 15_000}
+    state.remove("g1")
+    assert StateFile(path).setup("g1") is None and json.loads(path.read_text())["setups"] == {}
+
+
+@pytest.mark.parametrize("setups", ['"x"', '{"g1": 3}', '{"g2": {"white": "a"}}'])
+def test_odd_setups_in_the_state_file_are_dropped_and_the_ids_kept(tmp_path: Path, setups: str) -> None:
+    path = tmp_path / "state.json"
+    path.write_text(f'{{"unfinished_games": ["g1"], "setups": {setups}}}')
+    state = StateFile(path)
+    assert state.game_ids() == ["g1"] and state.setup("g1") is None and state.setup("g2") is None
+    assert not (tmp_path / "state.json.corrupt").exists()

@@ -64,6 +64,7 @@ Control API
         sandbox.faults.silence("game", seconds=30, game_id=game_id)
         sandbox.faults.malformed_line("game", game_id=game_id)  # the next write is not JSON
         sandbox.faults.round_socket("silent", count=2)    # pychess round socket: "silent", "garbage", "close"
+        sandbox.faults.refuse_game_stream(game_id, seconds=6)  # pychess: 200 + raw 409 for that game's stream
         sandbox.faults.fired                              # [("move", "429"), ("drop", "game"), ...]
         sandbox.faults.wait_fired(1, timeout=10)          # until a fault armed for "next" has fired
 
@@ -74,7 +75,8 @@ sandbox's ``illegalMove`` for a pychess game lost by an illegal move), ``winner`
 or None), ``over``, ``posts`` (every move POST the server acted on, as ``(username, uci,
 accepted)``, in order; posts answered by an injected fault and an in-process opponent's moves are
 not posts), ``duplicate_posts`` (refused posts repeating the poster's
-last accepted move), ``chat`` (``(username, room, text)``), ``wtime_ms``/``btime_ms``.
+last accepted move), ``chat`` (``(username, room, text)``), ``wtime_ms``/``btime_ms``,
+``clocks_after_ms`` (the mover's clock after each move, its increment added).
 
 Request kinds for ``http_status``: account, upgrade, stream_event, stream_game, move, accept,
 decline, chat, abort, resign, challenge, cancel, draw, takeback, claim, round (the round socket's
@@ -163,7 +165,9 @@ any ply; decline reads form data only (a JSON body's reason becomes generic); ch
 no draw, takeback or claim endpoints (404) and 403 for a bot's challenge. The round socket a
 spectator's browser opens, ``ws://HOST:PORT/wsr/{gameId}`` on the API's own host and port, takes
 any connection without login and sends a ``user_present`` message, then ``{"type": "board",
-"gameId", "status", "result", "fen", "lastMove", "ply", "check"}`` with pychess's status code
+"gameId", "status", "result", "fen", "lastMove", "steps", "ply", "check", "clocks"}``: pychess's full
+board, ``steps`` every position of the game (``{"fen", "move", "san", "turnColor", "check"}``, the
+first without a move), ``clocks`` ``{"white", "black"}`` in ms as they are now, with pychess's status code
 (-1 started, 0 aborted or never started, 1 mate, 2 resign, 3 stalemate, 5 draw, 6 flag, 7 abandon
 (the sandbox's ``timeout``), 8 cheat, 10 illegal move, 11 unknown, 12 variant end) and result
 ("1-0", "0-1", "1/2-1/2", "*"); then it reads until the client closes (a close is answered).
@@ -171,7 +175,9 @@ Lichess has no such socket (404). A cut stream still counts
 as open until its next keep-alive tick, and a cut event stream swallows the next queued event
 then. A game stream asked for while the old one counts open, or for a finished game, gets a 200
 with chunked headers and a raw ``HTTP/1.1 409 Conflict`` in the body; for a finished game of
-fewer than two plies, a 404 HTML page.
+fewer than two plies, a 404 HTML page. ``faults.refuse_game_stream(game_id, seconds)`` gives that
+409 for a while although no stream is open: what a bot restarted right after a crash meets while
+pychess still counts the killed process's stream open (up to 6 s).
 """
 
 from bot.sandbox.control import GameRecord, Sandbox

@@ -46,6 +46,15 @@ class GameRecord:
     chat: list[ChatLine]
     wtime_ms: int
     btime_ms: int
+    clocks_after_ms: list[int]
+
+    @property
+    def result(self) -> str:
+        """The game's true result as a PGN says it: "1-0", "0-1", "1/2-1/2", or "*" for a game
+        aborted or never started (and one still on)."""
+        if self.winner is not None:
+            return "1-0" if self.winner == "white" else "0-1"
+        return "*" if not self.over or self.status in ("aborted", "noStart") else "1/2-1/2"
 
     @classmethod
     def of(cls, game: Game) -> GameRecord:
@@ -53,7 +62,7 @@ class GameRecord:
         winner = color_name(game.winner) if game.winner is not None else None
         return cls(game.id, game.white.username, game.black.username, game.initial_fen, list(game.moves),
                    game.status, winner, game.over, list(game.posts), list(game.duplicate_posts),
-                   list(game.chat), times[chess.WHITE], times[chess.BLACK])
+                   list(game.chat), times[chess.WHITE], times[chess.BLACK], list(game.clocks_after_ms))
 
 
 class Sandbox:

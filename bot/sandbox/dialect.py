@@ -89,9 +89,9 @@ class Dialect:
         """The game-stream line at a game's end, or None if the final state says it."""
         return None
 
-    def round_board(self, game: Game) -> JsonObject | None:
-        """The ``board`` message of the game's round socket (what a spectator sees), or None if the
-        dialect has no round socket."""
+    def round_board(self, game: Game, now: float) -> JsonObject | None:
+        """The ``board`` message of the game's round socket (what a spectator sees at *now*), or
+        None if the dialect has no round socket."""
         return None
 
     def time_control(self, challenge: Challenge) -> JsonObject:
@@ -261,14 +261,25 @@ class Pychess(Dialect):
     def game_end(self, game: Game) -> JsonObject | None:
         return {"type": "gameEnd", "game": {"id": game.id}}
 
-    def round_board(self, game: Game) -> JsonObject | None:
+    def round_board(self, game: Game, now: float) -> JsonObject | None:
         if game.winner is not None:
             result = "1-0" if game.winner == chess.WHITE else "0-1"
         else:
             result = "*" if not game.over or game.status in ("aborted", "noStart") else "1/2-1/2"
+        # The board a new connection gets is pychess's full one: every step of the game (the first
+        # one, the start position, without a move) and the clocks as they are now.
+        replay = game.board.root()
+        steps: list[JsonObject] = [{"fen": replay.fen(), "san": None, "turnColor": color_name(replay.turn),
+                                    "check": replay.is_check()}]
+        for move, uci in zip(game.board.move_stack, game.moves, strict=True):
+            san = replay.san(move)
+            replay.push(move)
+            steps.append({"fen": replay.fen(), "move": uci, "san": san, "turnColor": color_name(replay.turn),
+                          "check": replay.is_check()})
+        clocks = {color_name(color): max(0, game.remaining_ms(color, now)) for color in chess.COLORS}
         return {"type": "board", "gameId": game.id, "status": PYCHESS_STATUS_CODES[game.status], "result": result,
-                "fen": game.board.fen(), "lastMove": game.moves[-1] if game.moves else "", "ply": len(game.moves),
-                "check": game.board.is_check()}
+                "fen": game.board.fen(), "lastMove": game.moves[-1] if game.moves else "", "steps": steps,
+                "ply": len(game.moves), "check": game.board.is_check(), "clocks": clocks}
 
     def round_greeting(self, game: Game) -> JsonObject:
         """A message the round socket sends a new connection before its ``board`` (pychess says who

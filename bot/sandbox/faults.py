@@ -1,8 +1,10 @@
-"""Faults injected on demand: error statuses, cut or silent streams, malformed lines.
+"""Faults injected on demand: error statuses, cut or silent streams, malformed lines, refused game streams.
 
 Tests call these to reproduce what bots meet in the wild (API.md, "Rate limits and faults"): an
 HTTP 429 with ``Retry-After`` or a 5xx for the next requests of a kind, a stream cut mid-game, a
-stream that says nothing with its socket still open, a line that is not JSON. Every fault that
+stream that says nothing with its socket still open, a line that is not JSON, pychess's 200 with a
+raw 409 inside for a game stream the server still counts open (a bot restarted after a crash meets
+it for up to 6 s; for a game that ended meanwhile it comes for ever, which needs no fault). Every fault that
 fires is appended to :attr:`Faults.fired`. Faults never change game state: only what the client
 sees of it.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import threading
+import time
 from collections.abc import Callable
 
 from bot.sandbox.streams import Stream
@@ -44,9 +47,11 @@ class Faults:
         self._statuses: dict[str, collections.deque[InjectedStatus]] = collections.defaultdict(collections.deque)
         self._garbage: list[tuple[str, str | None]] = []
         self._round_sockets: collections.deque[str] = collections.deque()
+        self._refused_until: dict[str, float] = {}
         #: Every fault that fired, in order: (what, detail), e.g. ("move", "429"), ("drop", "game").
         self.fired: list[tuple[str, str]] = []
         world.garbage_due = self._take_garbage
+        world.game_stream_refused = self._game_stream_refused
 
     def http_status(self, kind: str, status: int, count: int = 1, retry_after: float | None = None) -> None:
         """Answers the next *count* requests of *kind* (see :data:`REQUEST_KINDS`) with *status*
@@ -88,6 +93,23 @@ class Faults:
             behaviour = self._round_sockets.popleft()
             self._record([("round", behaviour)])
             return behaviour
+
+    def refuse_game_stream(self, game_id: str, seconds: float) -> None:
+        """For the next *seconds*, every request for game *game_id*'s stream gets pychess's 200 with
+        a raw 409 inside, as if the stream of a killed bot process still counted as open."""
+        if seconds <= 0:
+            raise ValueError("seconds must be positive")
+        with self._lock:
+            self._refused_until[game_id] = time.monotonic() + seconds
+
+    def _game_stream_refused(self, game_id: str) -> bool:
+        with self._lock:
+            until = self._refused_until.get(game_id)
+            if until is None or time.monotonic() >= until:
+                self._refused_until.pop(game_id, None)
+                return False
+            self._record([("refuse", "game")])
+            return True
 
     def drop_event_stream(self, username: str | None = None) -> int:
         """Cuts the open event stream(s) (of *username*, or everyone's) now; returns how many."""

@@ -165,6 +165,7 @@ class Game:
         self.board = board_from_fen(challenge.initial_fen)
         self.first_mover = self.board.turn
         self.moves: list[str] = []
+        self.clocks_after_ms: list[int] = []   # the mover's clock after each move, increment added
         self.has_clock = challenge.limit_s is not None and challenge.days is None
         self.increment_ms = challenge.increment_s * 1000 if self.has_clock else 0
         initial = (challenge.limit_s or 0) * 1000 if self.has_clock else NO_CLOCK_MS
@@ -239,6 +240,7 @@ class Game:
             self.times[color] = left + self.increment_ms
         self.board.push(move)
         self.moves.append(self.board.uci(move))
+        self.clocks_after_ms.append(self.times[color])
         self.turn_started = now
         if self.draw_offer is not None and self.draw_offer != color:
             self.draw_offer = None  # a move declines the opponent's standing draw offer

@@ -73,6 +73,8 @@ class World:
         self.streams: list[Stream] = []
         self.connects: Counter[tuple[str, str, str | None]] = Counter()
         self.garbage_due: Callable[[Stream], bool] = lambda stream: False
+        #: Whether a game stream asked for now is refused as if another one still counted open (a fault).
+        self.game_stream_refused: Callable[[str], bool] = lambda game_id: False
         self.stopping = False
         self._tokens: dict[str, str] = {}
         self._event_feeds: dict[str, Feed] = {}
@@ -295,7 +297,7 @@ class World:
             if isinstance(self.dialect, Pychess):
                 if game.over and len(game.moves) < 2:
                     raise ApiError(404, "<html><body><h1>404: Not Found</h1></body></html>", html=True)
-                if game.over or self._streams_of("game", account, game.id):
+                if game.over or self._streams_of("game", account, game.id) or self.game_stream_refused(game.id):
                     raise Conflict(game.id)
             stream = self._register(Stream("game", account.id, game.id, Feed(), **self._stream_options()))
             now = time.monotonic()
@@ -447,7 +449,7 @@ class World:
         such socket (Lichess, or no such game)."""
         with self.cond:
             game = self.games.get(game_id)
-            board = self.dialect.round_board(game) if game is not None else None
+            board = self.dialect.round_board(game, time.monotonic()) if game is not None else None
             if game is None or board is None or not isinstance(self.dialect, Pychess):
                 return None
             return self.dialect.round_greeting(game), board
