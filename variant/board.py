@@ -260,8 +260,9 @@ class KnightmateBoard(chess.Board):
     @classmethod
     def replay(cls, initial_fen: str | None, moves: Iterable[str]) -> Self:
         """The board of a game that started at *initial_fen* (``None``: the standard start) after
-        *moves*, its moves in UCI notation: the one way the bot, its engines and the sandbox turn a
-        server's move list into a position. Every move is checked by :meth:`parse_game_move`.
+        *moves*, its moves in UCI notation: the one way the bot and its engines (built-in, external
+        and UCI) turn a server's move list into a position. Every move is checked by
+        :meth:`parse_game_move`.
 
         :raises: :exc:`ValueError` if *initial_fen* is not a Knightmate position (see :meth:`set_fen`),
             :exc:`GameMoveError` naming the first move that cannot be played.
