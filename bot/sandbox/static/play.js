@@ -129,6 +129,7 @@
   function drawBoard() {
     const board = $("board");
     board.textContent = "";
+    drawnPieces.clear();
     const defs = element("defs", {}, board);
     const glow = element("radialGradient", { id: "check-glow" }, defs);
     element("stop", { offset: "0%", "stop-color": "#ff2a2a", "stop-opacity": "1" }, glow);
@@ -161,6 +162,41 @@
     board.insertBefore(board.querySelector("#marks"), labels);
   }
 
+  // The pieces drawn, by square. They stay from one update to the next and a move replaces only
+  // the pieces of the squares it changes: drawing all of them anew made every update repaint the
+  // whole board (bench/web_latency.py).
+  const drawnPieces = new Map();
+
+  function placePiece(use, square) {
+    const [x, y] = squareXY(square);
+    use.setAttribute("x", x + PIECE_INSET);
+    use.setAttribute("y", y + PIECE_INSET);
+    use.dataset.square = square;
+    use.classList.remove("dragging");
+  }
+
+  function renderPieces(placed) {
+    for (const [square, use] of drawnPieces) {
+      const piece = placed[square];
+      if (!piece || use.dataset.piece !== piece.color[0] + piece.type) {
+        use.remove();
+        drawnPieces.delete(square);
+      } else if (use.classList.contains("dragging")) {
+        placePiece(use, square); // a drop that did not move it puts it back
+      }
+    }
+    for (const [square, piece] of Object.entries(placed)) {
+      if (drawnPieces.has(square)) continue;
+      const use = element("use", { href: `#piece-${piece.type}`, width: 100 - 2 * PIECE_INSET,
+        height: 100 - 2 * PIECE_INSET, class: `piece ${piece.color}`, "data-piece": piece.color[0] + piece.type },
+      $("pieces"));
+      placePiece(use, square);
+      const title = element("title", {}, use);
+      title.textContent = `${piece.color} ${PIECE_NAMES[piece.type]}`;
+      drawnPieces.set(square, use);
+    }
+  }
+
   function renderBoard() {
     const board = $("board");
     if (board.dataset.orientation !== orientation()) {
@@ -168,10 +204,8 @@
       board.dataset.orientation = orientation();
     }
     const marks = $("marks");
-    const pieces = $("pieces");
     const targets = $("targets");
     marks.textContent = "";
-    pieces.textContent = "";
     targets.textContent = "";
     const position = view.state ? shownPosition() : { fen: view.account ? view.account.startingFen : "8/8/8/8/8/8/8/8", last: null, check: null };
     if (view.state) {
@@ -187,14 +221,7 @@
     if (position.check) mark(position.check, "check");
     if (view.selected) mark(view.selected, "selected");
     const placed = parseFen(position.fen);
-    for (const [square, piece] of Object.entries(placed)) {
-      const [x, y] = squareXY(square);
-      const use = element("use", { href: `#piece-${piece.type}`, x: x + PIECE_INSET, y: y + PIECE_INSET,
-        width: 100 - 2 * PIECE_INSET, height: 100 - 2 * PIECE_INSET,
-        class: `piece ${piece.color}`, "data-square": square, "data-piece": piece.color[0] + piece.type }, pieces);
-      const title = element("title", {}, use);
-      title.textContent = `${piece.color} ${PIECE_NAMES[piece.type]}`;
-    }
+    renderPieces(placed);
     if (view.selected) {
       const seen = new Set();
       for (const move of movesFrom(view.selected)) {
@@ -212,7 +239,7 @@
   // ---- moving -----------------------------------------------------------------------------------
 
   function pieceElement(square) {
-    return $("pieces").querySelector(`use[data-square="${square}"]`);
+    return drawnPieces.get(square);
   }
 
   function select(square) {
@@ -368,9 +395,12 @@
   function render() {
     renderBoard();
     renderPlayers();
-    renderMoves();
+    const newPly = renderMoves();
     renderControls();
     renderChat();
+    // Last, after every change to the page: scrolling lays the page out, and laying it out before
+    // the other changes would make the frame lay it out twice.
+    if (newPly) newPly.scrollIntoView({ block: "nearest" });
   }
 
   function playerName(color) {
@@ -439,14 +469,23 @@
     }
   }
 
+  // The move list as drawn: of which game and how many plies, so that an update only appends the
+  // plies that are new (a game's plies are never taken back).
+  const drawnMoves = { gameId: null, plies: 0 };
+
   function renderMoves() {
     const list = $("moves");
-    list.textContent = "";
     const state = view.state;
+    if (drawnMoves.gameId !== state.id || drawnMoves.plies === 0 || drawnMoves.plies > state.plies.length) {
+      list.textContent = "";
+      drawnMoves.gameId = state.id;
+      drawnMoves.plies = 0;
+    }
     const startsBlack = firstMover(state) === "black";
     const startNumber = Number(state.initialFen.split(" ")[5] || 1);
-    let row = null;
-    state.plies.forEach((ply, index) => {
+    let row = list.lastElementChild;
+    state.plies.slice(drawnMoves.plies).forEach((ply, offset) => {
+      const index = drawnMoves.plies + offset;
       const blackMove = (index + (startsBlack ? 1 : 0)) % 2 === 1;
       if (!row || !blackMove) {
         row = document.createElement("li");
@@ -458,20 +497,26 @@
         list.appendChild(row);
       }
       const cell = document.createElement("span");
-      cell.className = "ply" + (index + 1 === view.ply ? " current" : "");
+      cell.className = "ply";
       cell.dataset.ply = String(index + 1);
       cell.textContent = ply.san;
       cell.addEventListener("click", () => goTo(index + 1));
       row.appendChild(cell);
     });
-    if (state.plies.length === 0) {
+    drawnMoves.plies = state.plies.length;
+    if (state.plies.length === 0 && !list.firstElementChild) {
       const empty = document.createElement("li");
       empty.appendChild(Object.assign(document.createElement("span"), { className: "number", textContent: "" }));
       empty.appendChild(Object.assign(document.createElement("span"), { className: "ply", textContent: "no moves yet" }));
       list.appendChild(empty);
     }
     const current = list.querySelector(".current");
-    if (current && live()) current.scrollIntoView({ block: "nearest" });
+    const wanted = view.ply > 0 ? list.querySelector(`[data-ply="${view.ply}"]`) : null;
+    if (current === wanted) return null;
+    if (current) current.classList.remove("current");
+    if (!wanted) return null;
+    wanted.classList.add("current");
+    return live() ? wanted : null;
   }
 
   function renderControls() {
@@ -502,9 +547,18 @@
     }
     const title = state.status !== "started" ? status.textContent
       : state.you === state.turn && !view.pending ? "Your move" : `${state[state.turn].name} to move`;
-    document.title = `${title} \u00B7 Knightmate`;
+    setTitleAfterFrame(`${title} \u00B7 Knightmate`);
     $("new-game").hidden = playing;
     $("game-panel").hidden = false;
+  }
+
+  // Setting document.title takes milliseconds in Chromium (3 ms typical, 11 ms at worst in
+  // bench/web_latency.py), so the tab's title follows once the frame with the update is painted.
+  let titleWanted = document.title;
+  function setTitleAfterFrame(title) {
+    if (title === titleWanted) return;
+    titleWanted = title;
+    requestAnimationFrame(() => setTimeout(() => { if (document.title !== titleWanted) document.title = titleWanted; }));
   }
 
   function resultOf(winner, status) {
