@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -134,6 +135,30 @@ def test_a_played_move_comes_back_with_its_san_and_position(served: Served) -> N
     assert state["plies"] == [{"uci": "e1f3", "san": "Kf3", "fen": board.fen(), "check": None}]
     assert state["legalMoves"] == []  # the opponent's turn
     assert served.sandbox.game(game_id).moves == ["e1f3"]
+
+
+def test_a_move_is_timed_by_its_requests_arrival_not_by_when_the_lock_let_it_in(
+        served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    game_id = served.new_game()
+    world = served.page.seat.world
+    arrived = threading.Event()
+    play = world.human_move
+
+    def human_move(*args: Any, **kwargs: Any) -> None:
+        arrived.set()
+        play(*args, **kwargs)
+
+    monkeypatch.setattr(world, "human_move", human_move)
+    answers: list[int] = []
+    with world.cond:
+        poster = threading.Thread(
+            target=lambda: answers.append(served.post(f"/api/board/game/{game_id}/move/e2e4").status_code))
+        poster.start()
+        assert arrived.wait(10)
+        released_at = time.monotonic()
+    poster.join(10)
+    assert answers == [200]
+    assert world.games[game_id].turn_started < released_at
 
 
 def test_an_illegal_move_is_refused_in_either_dialect_and_the_game_goes_on(served: Served) -> None:

@@ -127,7 +127,8 @@ person's colour or null), ``initialFen``, ``clock`` (``initial``, ``increment`` 
 checked royal knight's square ``check``), ``fen``, ``turn``, ``check``, ``legalMoves`` (each
 ``uci``, ``san`` and the ``fen`` after it, from :class:`variant.KnightmateBoard`; empty unless it
 is the person's move), ``wtime``/``btime`` (ms, now), ``winc``/``binc``, ``clockRunning``,
-``lastMoveAtMs`` (wall-clock ms when the last move was played, or the game started), ``startByMs``
+``lastMoveAtMs`` (wall-clock ms when the last move's request reached the server, or the game
+started), ``startByMs``
 (until the first two plies are played: the wall-clock ms by which the side to move must move, or
 the game ends ``noStart``), ``status``, ``winner``,
 ``abortable``, ``chat`` (``username``, ``room``, ``text``).

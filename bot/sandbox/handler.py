@@ -13,6 +13,7 @@ import logging
 import re
 import socket
 import threading
+import time
 import urllib.parse
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -38,13 +39,14 @@ class Request:
     """What an action needs from a request: the account, path parameters, form and query."""
 
     def __init__(self, account: Account, params: dict[str, str], form: dict[str, str], json_body: bool,
-                 query: dict[str, str], headers: dict[str, str]) -> None:
+                 query: dict[str, str], headers: dict[str, str], received_at: float) -> None:
         self.account = account
         self.params = params
         self.form = form
         self.json_body = json_body
         self.query = query
         self.headers = headers
+        self.received_at = received_at
 
 
 Action = Callable[[World, Request], "JsonObject | tuple[Stream, list[bytes]]"]
@@ -61,7 +63,7 @@ def _routes() -> list[tuple[str, re.Pattern[str], str, Action]]:
          lambda w, r: w.open_game_stream(r.account, r.params["game"])),
         ("POST", game + r"/move/(?P<uci>[a-z0-9]+)", "move",
          lambda w, r: w.move(r.account, r.params["game"], r.params["uci"],
-                             offering_draw=r.query.get("offeringDraw") == "true")),
+                             offering_draw=r.query.get("offeringDraw") == "true", received_at=r.received_at)),
         ("POST", game + r"/chat", "chat",
          lambda w, r: w.chat(r.account, r.params["game"], r.form.get("room"), r.form.get("text"))),
         ("POST", game + r"/abort", "abort", lambda w, r: w.abort(r.account, r.params["game"])),
@@ -130,6 +132,13 @@ class JsonHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     #: Headers every answer carries (a call's own headers win).
     answer_headers: dict[str, str] = {}
+    #: When the request line arrived (``time.monotonic()``): a move is timed by this, so neither
+    #: the mover's clock nor the page's latency figures leave out the server's own delays.
+    received_at = 0.0
+
+    def parse_request(self) -> bool:
+        self.received_at = time.monotonic()
+        return super().parse_request()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the stdlib's signature)
         logger.debug("%s " + format, self.address_string(), *args)
@@ -203,7 +212,7 @@ class SandboxHandler(JsonHandler):
             form, json_body = _parse_body(body, self.headers.get("Content-Type", ""))
             request = Request(account, params, form, json_body,
                               dict(urllib.parse.parse_qsl(url.query)),
-                              {key.lower(): value for key, value in self.headers.items()})
+                              {key.lower(): value for key, value in self.headers.items()}, self.received_at)
             result = action(world, request)
         except ApiError as error:
             if error.html:

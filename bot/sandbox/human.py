@@ -148,8 +148,8 @@ class HumanSeat:
         return self._challenge_and_wait(self.world.account(self.opponent), self.bot, limit_s=limit_s,
                                         increment_s=increment_s, color="random", fen=None)
 
-    def move(self, game_id: str, uci: str) -> None:
-        self.world.human_move(self.account, game_id, uci)
+    def move(self, game_id: str, uci: str, *, received_at: float | None = None) -> None:
+        self.world.human_move(self.account, game_id, uci, received_at=received_at)
 
     def resign(self, game_id: str) -> None:
         self.world.resign(self.account, game_id, bot_only=False)

@@ -221,9 +221,13 @@ class Game:
     def play(self, color: chess.Color, uci: str, now: float) -> None:
         """Plays *uci* for *color* and ends the game if the move ends it.
 
+        *now* is when the move was made; a move that arrived before the turn began (it waited for
+        the opponent's move to be played) counts as made when the turn began.
+
         :raises: :exc:`MoveRejected` if the game is over, it is not *color*'s turn, the move is
             illegal (``illegal`` set) or the mover's flag fell (the game then ends on time).
         """
+        now = max(now, self.turn_started)
         if self.over:
             raise MoveRejected("the game is already over")
         if color != self.board.turn:

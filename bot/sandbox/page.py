@@ -202,7 +202,7 @@ class PageHandler(JsonHandler):
         self._send_json(200, answer)
 
     def move(self, params: dict[str, str], form: dict[str, str]) -> None:
-        self.server.seat.move(params["game"], params["uci"])
+        self.server.seat.move(params["game"], params["uci"], received_at=self.received_at)
         self._send_json(200, {"ok": True})
 
     def resign(self, params: dict[str, str], form: dict[str, str]) -> None:

@@ -348,14 +348,15 @@ class World:
 
     # Games.
 
-    def move(self, account: Account, game_id: str, uci: str, *, offering_draw: bool = False) -> JsonObject:
-        """Plays a move posted by *account*; Lichess refuses a bad move with 400, pychess answers 200
-        and an illegal move loses at once."""
+    def move(self, account: Account, game_id: str, uci: str, *, offering_draw: bool = False,
+             received_at: float | None = None) -> JsonObject:
+        """Plays a move posted by *account* (timed *received_at*, when its request arrived, else now);
+        Lichess refuses a bad move with 400, pychess answers 200 and an illegal move loses at once."""
         with self.cond:
             game, color = self._my_game(account, game_id, bot_only=True)
             was_over = game.over
             try:
-                game.play(color, uci, time.monotonic())
+                game.play(color, uci, received_at if received_at is not None else time.monotonic())
             except MoveRejected as rejection:
                 self._record_post(game, MovePost(account.username, uci, False))
                 if rejection.illegal and self.dialect.illegal_move_loses:
@@ -371,14 +372,15 @@ class World:
             self.after_move(game)
             return OK
 
-    def human_move(self, account: Account, game_id: str, uci: str) -> None:
-        """Plays a person's move (the human seat): refused with a 400 in either dialect when it is
-        illegal or out of turn, so a person's misclick never loses a game. Not a post."""
+    def human_move(self, account: Account, game_id: str, uci: str, *, received_at: float | None = None) -> None:
+        """Plays a person's move (the human seat), timed as :meth:`move` times one: refused with a
+        400 in either dialect when it is illegal or out of turn, so a person's misclick never loses
+        a game. Not a post."""
         with self.cond:
             game, color = self._my_game(account, game_id)
             was_over = game.over
             try:
-                game.play(color, uci, time.monotonic())
+                game.play(color, uci, received_at if received_at is not None else time.monotonic())
             except MoveRejected as rejection:
                 if game.over and not was_over:
                     self._game_ended(game)
