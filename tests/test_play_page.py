@@ -17,12 +17,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import chess
 import pytest
 import requests
 
 from bot.cli import main
 from bot.play import PlayError, announce, check_host
-from bot.sandbox import Sandbox
+from bot.sandbox import Sandbox, human
 from bot.sandbox.page import CSRF_HEADER, PageServer, host_allowed
 from variant import KnightmateBoard
 
@@ -135,6 +136,33 @@ def test_a_played_move_comes_back_with_its_san_and_position(served: Served) -> N
     assert state["plies"] == [{"uci": "e1f3", "san": "Kf3", "fen": board.fen(), "check": None}]
     assert state["legalMoves"] == []  # the opponent's turn
     assert served.sandbox.game(game_id).moves == ["e1f3"]
+
+
+def test_working_out_a_positions_legal_moves_holds_no_lock_the_sandbox_needs(
+        served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    game_id = served.new_game()
+    seat = served.page.seat
+    working, done = threading.Event(), threading.Event()
+    worked_out = human._legal_moves
+
+    def legal_moves_held_open(board: chess.Board) -> list[dict[str, Any]]:
+        working.set()
+        done.wait(10)
+        return worked_out(board)
+
+    monkeypatch.setattr(human, "_legal_moves", legal_moves_held_open)
+    states: list[dict[str, Any]] = []
+    reader = threading.Thread(target=lambda: states.append(seat.game_json(game_id)))
+    reader.start()
+    try:
+        assert working.wait(10)
+        # Meanwhile the world's lock, which the bot's moves, the referee and every stream take, is free.
+        assert seat.world.cond.acquire(timeout=5)
+        seat.world.cond.release()
+    finally:
+        done.set()
+        reader.join(10)
+    assert len(states[0]["legalMoves"]) == KnightmateBoard().legal_moves.count()
 
 
 def test_a_move_is_timed_by_its_requests_arrival_not_by_when_the_lock_let_it_in(

@@ -7,13 +7,17 @@ moves in UCI and SAN and the position after each of them, computed here by
 Lichess's Board API (``gameFull`` then ``gameState`` objects) with those extras; the bot's side of
 the sandbox is untouched: the bot sees the person's challenges and moves in its own dialect.
 
-All reads and actions run under the world's lock; the lock's condition is notified on every change
-(a move, a result, a chat line, an answered challenge), which is what :meth:`HumanSeat.wait_change`
-waits on. Nothing here speaks HTTP.
+All reads and actions take the world's lock; the lock's condition is notified on every change (a
+move, a result, a chat line, an answered challenge), which is what :meth:`HumanSeat.wait_change`
+waits on. A read holds the world's lock only to copy what it needs: the plies' SAN and FEN and the
+legal moves (milliseconds of python-chess per position) are worked out after, under the seat's own
+lock, so that neither the bot's moves, the referee nor another page's stream wait on them.
+Nothing here speaks HTTP.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -58,6 +62,8 @@ class HumanSeat:
         self.account = account
         self.bot = bot
         self.opponent = opponent
+        #: Guards the two caches below, worked out outside the world's lock.
+        self._cache_lock = threading.Lock()
         self._plies: dict[str, list[JsonObject]] = {}
         self._legal: dict[str, tuple[int, list[JsonObject]]] = {}
 
@@ -85,18 +91,16 @@ class HumanSeat:
             board = game.board
             you = game.color_of(self.account)
             last_move_at_s = time.time() - (now - game.turn_started)
-            return {
+            moves, fen, initial_fen = list(game.moves), board.fen(), game.initial_fen
+            state: JsonObject = {
                 "id": game.id,
                 "white": _player(game.white), "black": _player(game.black),
                 "you": color_name(you) if you is not None else None,
-                "initialFen": board_from_fen(game.initial_fen).fen(),
                 "clock": ({"initial": game.initial_ms, "increment": game.increment_ms} if game.has_clock else None),
-                "moves": " ".join(game.moves),
-                "plies": self._plies_of(game),
-                "fen": board.fen(),
+                "moves": " ".join(moves),
+                "fen": fen,
                 "turn": color_name(board.turn),
                 "check": _check_square(board),
-                "legalMoves": self._legal_moves_of(game) if you == board.turn and not game.over else [],
                 "wtime": game.remaining_ms(chess.WHITE, now), "btime": game.remaining_ms(chess.BLACK, now),
                 "winc": game.increment_ms, "binc": game.increment_ms,
                 "clockRunning": game.clock_running,
@@ -109,6 +113,12 @@ class HumanSeat:
                     self.world.dialect.abort_any_time or len(game.moves) < 2),
                 "chat": [{"username": line.username, "room": line.room, "text": line.text} for line in game.chat],
             }
+            wants_moves = you == board.turn and not game.over
+        state["initialFen"] = board_from_fen(initial_fen).fen()
+        with self._cache_lock:
+            state["plies"] = self._plies_of(game_id, state["initialFen"], moves)
+            state["legalMoves"] = self._legal_moves_of(game_id, len(moves), fen) if wants_moves else []
+        return state
 
     def version(self, game_id: str | None) -> tuple[object, ...]:
         """What changes whenever something the page shows changes: of one game, or (None) of the list."""
@@ -204,26 +214,25 @@ class HumanSeat:
             raise ApiError(404, "No such game")
         return game
 
-    def _plies_of(self, game: Game) -> list[JsonObject]:
+    def _plies_of(self, game_id: str, initial_fen: str, moves: list[str]) -> list[JsonObject]:
         """Each ply's UCI, SAN, FEN after it and checked royal square; extended as the game goes on
-        (a game's moves are only ever appended)."""
-        plies = self._plies.setdefault(game.id, [])
-        if len(plies) < len(game.moves):
-            board = board_from_fen(plies[-1]["fen"] if plies else game.initial_fen)
-            for uci in game.moves[len(plies):]:
+        (a game's moves are only ever appended). Under the cache lock."""
+        plies = self._plies.setdefault(game_id, [])
+        if len(plies) < len(moves):
+            board = board_from_fen(plies[-1]["fen"] if plies else initial_fen)
+            for uci in moves[len(plies):]:
                 move = board.parse_uci(uci)
-                san = board.san(move)
-                board.push(move)
+                san = board.san_and_push(move)
                 plies.append({"uci": uci, "san": san, "fen": board.fen(), "check": _check_square(board)})
-        return list(plies)
+        return plies[:len(moves)]
 
-    def _legal_moves_of(self, game: Game) -> list[JsonObject]:
-        """The legal moves of the game's position, worked out once per position (every open page
-        of the game asks for them)."""
-        plies, moves = self._legal.get(game.id, (-1, []))
-        if plies != len(game.moves):
-            moves = _legal_moves(game.board)
-            self._legal[game.id] = (len(game.moves), moves)
+    def _legal_moves_of(self, game_id: str, ply: int, fen: str) -> list[JsonObject]:
+        """The legal moves of the position *fen* at *ply*, worked out once per position (every open
+        page of the game asks for them). Under the cache lock."""
+        cached_ply, moves = self._legal.get(game_id, (-1, []))
+        if cached_ply != ply:
+            moves = _legal_moves(board_from_fen(fen))
+            self._legal[game_id] = (ply, moves)
         return moves
 
 
@@ -250,8 +259,8 @@ def _check_square(board: chess.Board) -> str | None:
 def _legal_moves(board: chess.Board) -> list[JsonObject]:
     moves = []
     for move in board.legal_moves:
-        uci, san = board.uci(move), board.san(move)
-        board.push(move)
+        uci = board.uci(move)
+        san = board.san_and_push(move)
         moves.append({"uci": uci, "san": san, "fen": board.fen()})
         board.pop()
     return moves
