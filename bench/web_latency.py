@@ -3,17 +3,21 @@
 Starts ``play`` (the real bot, its move time capped) and headless Chromium, then plays games as a
 person would, by clicks: each move a random piece of ours that has moves, then one of its marked
 targets (promotions take the picker's first piece), until the game ends (or, past --max-plies,
-resigns). The page keeps performance.now() marks (``window.kmMetrics``):
+resigns). The page keeps its own marks (``window.kmMetrics``), each taken once the frame that
+shows the change is painted (a task posted from ``requestAnimationFrame``):
 
-* click -> move shown: from the click on the target square to the next frame showing the move
-  (the position after it comes with the legal moves, so no round trip is needed to draw it);
+* click -> move shown: from the click's event time on the target square to the frame showing the
+  move (the position after it comes with the legal moves, so no round trip is needed to draw it);
 * click -> move confirmed: until the server's own state with the move is drawn (a real round trip);
-* bot's move posted -> shown: from the instant the server accepted the bot's move (its clock
-  stamp, same machine) to the frame that shows it: what the page adds beyond the bot's thinking;
+* bot's move posted -> shown: from the instant the bot's move request reached the sandbox (the
+  server's stamp of its request line, ``time.time()``) to the frame that shows it (``Date.now()``
+  in the page: the same system clock, checked below): what the page adds beyond the bot's thinking;
 * page load: navigation start to the load event, and to the first drawn board.
 
 The baseline, measured in the same run and page: a plain ``fetch`` of a small API answer (a
-loopback round trip), so the figures can be read against what the machine does at the moment.
+loopback round trip), so the figures can be read against what the machine does at the moment;
+and the load average before and after, since the machine is shared. The clock check compares the
+page's ``Date.now()`` with this process's ``time.time()`` (the sandbox runs in this process).
 
     python bench/web_latency.py --games 2
 """
@@ -21,10 +25,12 @@ loopback round trip), so the figures can be read against what the machine does a
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +97,25 @@ def make_a_move(page: Page, rng: random.Random) -> None:
     raise RuntimeError("no piece of ours has a legal move, yet the page says it is our move")
 
 
+def clock_offset_ms(driver: Any, tries: int = 20) -> tuple[float, float]:
+    """The page's ``Date.now()`` minus this process's ``time.time()``, in ms, and how far off that
+    may be (half the quickest round trip, plus Date.now()'s whole milliseconds)."""
+    best: tuple[float, float] | None = None
+    for _ in range(tries):
+        before_ms = time.time() * 1000
+        browser_ms = float(driver.execute_script("return Date.now()"))
+        after_ms = time.time() * 1000
+        error_ms = (after_ms - before_ms) / 2 + 1
+        if best is None or error_ms < best[1]:
+            best = (browser_ms - (before_ms + after_ms) / 2, error_ms)
+    assert best is not None
+    return best
+
+
+def load_average() -> str:
+    return " ".join(f"{load:.2f}" for load in os.getloadavg())
+
+
 def line(name: str, values: list[float], baseline_ms: float) -> str:
     p50, p99 = percentile(values, 0.5), percentile(values, 0.99)
     return (f"{name:<30} n={len(values):<4} p50 {p50:7.1f} ms  p99 {p99:7.1f} ms  "
@@ -109,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"web_latency: {problem}", file=sys.stderr)
         return 2
     rng = random.Random(args.seed)
+    load_before = load_average()
     with tempfile.TemporaryDirectory(prefix="knightmate-web-latency-") as temporary:
         directory = Path(temporary)
         config = directory / "config.yml"
@@ -119,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             results = [play_one_game(page, rng, args.max_plies) for _ in range(args.games)]
             metrics: dict[str, Any] = driver.execute_script("return window.kmMetrics")
             baseline = driver.execute_async_script(BASELINE_SCRIPT)
+            offset_ms, offset_error_ms = clock_offset_ms(driver)
             driver.refresh()  # the last game's page, as a reload shows it
             page.wait.until(lambda d: d.execute_script("return window.kmMetrics.gameShownMs !== null"))
             load = driver.execute_script(
@@ -126,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
                 " return [n.loadEventEnd - n.startTime, window.kmMetrics.boardReadyMs, window.kmMetrics.gameShownMs];")
     baseline_ms = statistics.median(baseline)
     print(f"{args.games} games by clicks against the bot ({args.move_time_ms} ms a move): {'; '.join(results)}")
+    print(f"load average (1, 5, 15 min) before {load_before}, after {load_average()}; "
+          f"clocks: page - server {offset_ms:+.1f} ms (within {offset_error_ms:.1f} ms)")
     print(f"{'baseline: fetch round trip':<30} n={len(baseline):<4} p50 {baseline_ms:7.1f} ms  "
           f"p99 {percentile(baseline, 0.99):7.1f} ms")
     print(line("click -> move shown", metrics["clickToShown"], baseline_ms))

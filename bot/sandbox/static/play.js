@@ -18,9 +18,23 @@
   };
   const $ = (id) => document.getElementById(id);
 
-  // What the tests and bench/web_latency.py read: moments measured with performance.now().
+  // What the tests and bench/web_latency.py read, each taken once the frame showing it is painted
+  // (afterPaint): the click's own event time to then (ms of performance.now()); the server's stamp
+  // of the bot's move request arriving to then (ms of the system clock, which the server's stamp is
+  // on: Date.now(), as performance.timeOrigin drifts from it); navigation start to the first board
+  // and to the first game drawn.
   const metrics = { clickToShown: [], clickToConfirmed: [], botMoveToShown: [], boardReadyMs: null, gameShownMs: null };
   window.kmMetrics = metrics;
+
+  // Calls back once the next frame, the one that shows the page's changes so far, is painted: a
+  // task posted from requestAnimationFrame runs after that frame's style, layout and paint.
+  function afterPaint(callback) {
+    requestAnimationFrame(() => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => callback();
+      channel.port2.postMessage(null);
+    });
+  }
 
   const view = {
     account: null, gameId: null, state: null, receivedAt: 0, ply: 0, flipped: false, selected: null,
@@ -252,7 +266,7 @@
     const square = squareAt(event);
     if (square === null) return;
     if (view.selected && view.selected !== square && movesFrom(view.selected).some((m) => m.uci.slice(2, 4) === square)) {
-      tryMove(view.selected, square);
+      tryMove(view.selected, square, event.timeStamp);
       return;
     }
     if (movesFrom(square).length === 0) {
@@ -292,16 +306,15 @@
       return;
     }
     if (square && square !== drag.from && movesFrom(drag.from).some((m) => m.uci.slice(2, 4) === square)) {
-      tryMove(drag.from, square);
+      tryMove(drag.from, square, event.timeStamp);
     } else {
       select(square === drag.from ? drag.from : null); // an illegal drop puts the piece back
     }
   }
 
-  function tryMove(from, to) {
+  function tryMove(from, to, clickedAt) {
     const candidates = movesFrom(from).filter((m) => m.uci.slice(2, 4) === to);
     if (candidates.length === 0) return;
-    const clickedAt = performance.now();
     if (candidates.length === 1) {
       send(candidates[0], clickedAt);
     } else {
@@ -328,7 +341,7 @@
       button.addEventListener("click", (event) => {
         event.stopPropagation();
         picker.hidden = true;
-        send(byPiece[type], performance.now());
+        send(byPiece[type], event.timeStamp);
       });
       picker.appendChild(button);
     }
@@ -344,8 +357,8 @@
     const gameId = view.gameId;
     view.selected = null;
     view.pending = { uci: move.uci, fen: move.fen, clickedAt, ply: view.state.plies.length + 1 };
+    afterPaint(() => metrics.clickToShown.push(performance.now() - clickedAt));
     render();
-    requestAnimationFrame(() => metrics.clickToShown.push(performance.now() - clickedAt));
     try {
       await api(`/api/board/game/${gameId}/move/${move.uci}`, {});
     } catch (error) {
@@ -369,7 +382,7 @@
     const pending = view.pending;
     if (pending && state.plies.length >= pending.ply) {
       view.pending = null;
-      requestAnimationFrame(() => metrics.clickToConfirmed.push(performance.now() - pending.clickedAt));
+      afterPaint(() => metrics.clickToConfirmed.push(performance.now() - pending.clickedAt));
     } else if (pending && state.status !== "started") {
       view.pending = null;
     }
@@ -377,15 +390,12 @@
     if (!first && state.plies.length > previous && state.you && state.lastMoveAtMs !== null) {
       const lastMover = state.plies.length % 2 === 1 ? firstMover(state) : other(firstMover(state));
       if (lastMover !== state.you) {
-        requestAnimationFrame(() => metrics.botMoveToShown.push(performance.timeOrigin + performance.now()
-          - state.lastMoveAtMs));
+        afterPaint(() => metrics.botMoveToShown.push(Date.now() - state.lastMoveAtMs));
       }
     }
     if (view.selected && !movesFrom(view.selected).length) view.selected = null;
+    if (metrics.gameShownMs === null) afterPaint(() => { metrics.gameShownMs = performance.now(); });
     render();
-    if (metrics.gameShownMs === null) {
-      requestAnimationFrame(() => { metrics.gameShownMs = performance.now(); });
-    }
     if (state.status !== "started" && $("pgn-panel").open) loadPgn();
   }
 
@@ -558,7 +568,7 @@
   function setTitleAfterFrame(title) {
     if (title === titleWanted) return;
     titleWanted = title;
-    requestAnimationFrame(() => setTimeout(() => { if (document.title !== titleWanted) document.title = titleWanted; }));
+    afterPaint(() => { if (document.title !== titleWanted) document.title = titleWanted; });
   }
 
   function resultOf(winner, status) {
@@ -811,7 +821,7 @@
     }
     for (const node of document.querySelectorAll("#bot-name, .bot-name")) node.textContent = view.account.bot;
     renderBoard();
-    requestAnimationFrame(() => { metrics.boardReadyMs = performance.now(); });
+    afterPaint(() => { metrics.boardReadyMs = performance.now(); });
     if (!view.account.opponent) $("exhibition").hidden = true;
     const events = new AbortController();
     follow("/api/stream/event", (line) => { if (line.type === "games") renderGames(line.games); }, events.signal);
