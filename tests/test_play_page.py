@@ -50,9 +50,16 @@ class Served:
         assert answer["status"] == "accepted", answer
         return str(answer["gameId"])
 
-    def state(self, game_id: str) -> dict[str, Any]:
+    def states(self, game_id: str) -> Iterator[dict[str, Any]]:
+        """The game stream's states as they come (keep-alive newlines left out)."""
         with self.session.get(f"{self.url}/api/board/game/stream/{game_id}", stream=True, timeout=10) as response:
-            return dict(json.loads(next(response.iter_lines())))
+            for line in response.iter_lines():
+                if line:
+                    yield dict(json.loads(line))
+
+    def state(self, game_id: str) -> dict[str, Any]:
+        """The game's state with its legal moves (which may follow the position in a second line)."""
+        return next(state for state in self.states(game_id) if state["legalMoves"] is not None)
 
 
 @pytest.fixture(params=["lichess", "pychess"])
@@ -125,6 +132,20 @@ def test_every_position_carries_its_legal_moves_from_knightmate_board(served: Se
     board.push_uci("e1f3")
     assert after["e1f3"] == board.fen()
     assert state["you"] == "white" and state["turn"] == "white" and state["abortable"]
+
+
+def test_a_new_position_is_streamed_before_its_legal_moves_are_worked_out(served: Served) -> None:
+    game_id = served.new_game()
+    first_page, second_page = served.states(game_id), served.states(game_id)
+    position, completed = next(first_page), next(first_page)
+    assert (position["type"], position["legalMoves"]) == ("gameFull", None)
+    assert completed["type"] == "gameState" and len(completed["legalMoves"]) == KnightmateBoard().legal_moves.count()
+    assert {key: value for key, value in completed.items() if key not in ("type", "legalMoves", "wtime")} == {
+        key: value for key, value in position.items() if key not in ("type", "legalMoves", "wtime")}
+    # Worked out once: a second page of the game gets them in its first line.
+    assert next(second_page)["legalMoves"] == completed["legalMoves"]
+    first_page.close()
+    second_page.close()
 
 
 def test_a_played_move_comes_back_with_its_san_and_position(served: Served) -> None:

@@ -113,7 +113,8 @@ session cookie, the ``X-Knightmate-Play`` header on POSTs and the ``Host``); in-
 Its HTTP shape is Lichess's Board API, the Bot API's twin for people (the page's routes):
 ``GET /api/account``, ``GET /api/games``, ``GET /api/stream/event`` (ndjson ``{"type": "games",
 "games": [...]}`` at once and on every change), ``GET /api/board/game/stream/{id}`` (``gameFull``
-at once, then ``gameState`` on every change; any game, so a spectator follows it too),
+at once, then ``gameState`` on every change, a new position's first without its legal moves, which
+follow in the next line; any game, so a spectator follows it too),
 ``GET /api/board/game/{id}/pgn`` (the bot's own PGN file once the game is over and written, else
 the sandbox's), ``POST /api/challenge/{username}`` (form ``clock.limit`` and ``clock.increment``
 in seconds, ``color``, ``fen``; answered once the bot has answered), ``POST /api/exhibition``,
@@ -126,12 +127,11 @@ person's colour or null), ``initialFen``, ``clock`` (``initial``, ``increment`` 
 ``moves`` (UCI, space-separated), ``plies`` (each ``uci``, ``san``, ``fen`` after it and the
 checked royal knight's square ``check``), ``fen``, ``turn``, ``check``, ``legalMoves`` (each
 ``uci``, ``san`` and the ``fen`` after it, from :class:`variant.KnightmateBoard`; empty unless it
-is the person's move), ``wtime``/``btime`` (ms, now), ``winc``/``binc``, ``clockRunning``,
-``lastMoveAtMs`` (wall-clock ms when the last move's request reached the server, or the game
-started), ``startByMs``
-(until the first two plies are played: the wall-clock ms by which the side to move must move, or
-the game ends ``noStart``), ``status``, ``winner``,
-``abortable``, ``chat`` (``username``, ``room``, ``text``).
+is the person's move, null while they are being worked out), ``wtime``/``btime`` (ms, now),
+``winc``/``binc``, ``clockRunning``, ``lastMoveAtMs`` (wall-clock ms when the last move's request
+reached the server, or the game started), ``startByMs`` (until the first two plies are played:
+the wall-clock ms by which the side to move must move, or the game ends ``noStart``), ``status``,
+``winner``, ``abortable``, ``chat`` (``username``, ``room``, ``text``).
 
 The two dialects
 ================

@@ -79,9 +79,12 @@ class HumanSeat:
             games = sorted(self.world.games.values(), key=lambda game: game.created_at, reverse=True)
             return [self._summary(game) for game in games]
 
-    def game_json(self, game_id: str) -> JsonObject:
+    def game_json(self, game_id: str, *, legal_moves: bool = True) -> JsonObject:
         """The whole state of one game: players, clocks, every ply (SAN, FEN, check), the legal
         moves of the position, the result and the chat.
+
+        With *legal_moves* false, legal moves not worked out yet are left out (``legalMoves`` is
+        None): the page's stream sends a new position at once and its legal moves a moment after.
 
         :raises: :exc:`ApiError` (404) for a game that does not exist.
         """
@@ -117,7 +120,8 @@ class HumanSeat:
         state["initialFen"] = board_from_fen(initial_fen).fen()
         with self._cache_lock:
             state["plies"] = self._plies_of(game_id, state["initialFen"], moves)
-            state["legalMoves"] = self._legal_moves_of(game_id, len(moves), fen) if wants_moves else []
+            state["legalMoves"] = (self._legal_moves_of(game_id, len(moves), fen, work_out=legal_moves)
+                                   if wants_moves else [])
         return state
 
     def version(self, game_id: str | None) -> tuple[object, ...]:
@@ -226,13 +230,17 @@ class HumanSeat:
                 plies.append({"uci": uci, "san": san, "fen": board.fen(), "check": _check_square(board)})
         return plies[:len(moves)]
 
-    def _legal_moves_of(self, game_id: str, ply: int, fen: str) -> list[JsonObject]:
+    def _legal_moves_of(self, game_id: str, ply: int, fen: str, *, work_out: bool) -> list[JsonObject] | None:
         """The legal moves of the position *fen* at *ply*, worked out once per position (every open
-        page of the game asks for them). Under the cache lock."""
+        page of the game asks for them); None if they are not yet and *work_out* is false. Under
+        the cache lock."""
         cached_ply, moves = self._legal.get(game_id, (-1, []))
-        if cached_ply != ply:
-            moves = _legal_moves(board_from_fen(fen))
-            self._legal[game_id] = (ply, moves)
+        if cached_ply == ply:
+            return moves
+        if not work_out:
+            return None
+        moves = _legal_moves(board_from_fen(fen))
+        self._legal[game_id] = (ply, moves)
         return moves
 
 

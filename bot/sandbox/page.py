@@ -23,7 +23,7 @@ import ipaddress
 import json
 import re
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http.cookies import SimpleCookie
 from importlib import resources
 
@@ -228,23 +228,28 @@ class PageHandler(JsonHandler):
 
     def event_stream(self, params: dict[str, str], form: dict[str, str]) -> None:
         seat = self.server.seat
-        self._stream(lambda: seat.version(None), lambda first: {"type": "games", "games": seat.games_json()})
+        self._stream(lambda: seat.version(None), lambda first: iter([{"type": "games", "games": seat.games_json()}]))
 
     def game_stream(self, params: dict[str, str], form: dict[str, str]) -> None:
         seat = self.server.seat
         game_id = params["game"]
         seat.version(game_id)  # 404s before the stream starts
 
-        def line(first: bool) -> JsonObject:
-            return dict(seat.game_json(game_id), type="gameFull" if first else "gameState")
+        def lines(first: bool) -> Iterator[JsonObject]:
+            """The new state, then, if its legal moves were still to be worked out, the state with them:
+            the position is on its way to the page while they are (milliseconds of python-chess)."""
+            state = seat.game_json(game_id, legal_moves=False)
+            yield dict(state, type="gameFull" if first else "gameState")
+            if state["legalMoves"] is None:
+                yield dict(seat.game_json(game_id), type="gameState")
 
-        self._stream(lambda: seat.version(game_id), line)
+        self._stream(lambda: seat.version(game_id), lines)
 
     # HTTP.
 
-    def _stream(self, version: Callable[[], object], line: Callable[[bool], JsonObject]) -> None:
-        """Writes *line* at once and again whenever *version* changes, a newline when quiet, until
-        the client leaves or the sandbox stops."""
+    def _stream(self, version: Callable[[], object], lines: Callable[[bool], Iterator[JsonObject]]) -> None:
+        """Writes *lines* at once and again whenever *version* changes, each line as soon as it is
+        made, and a newline when quiet, until the client leaves or the sandbox stops."""
         self.close_connection = True
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")
@@ -253,22 +258,28 @@ class PageHandler(JsonHandler):
         self.end_headers()
         seat = self.server.seat
         last = version()
-        data = json.dumps(line(True)).encode() + b"\n"
         try:
+            self._write_lines(lines(True))
             while True:
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                self.wfile.flush()
                 changed = seat.wait_change(version, last, KEEPALIVE_S)
                 if seat.stopping:
                     self.wfile.write(b"0\r\n\r\n")
                     return
                 if changed:
                     last = version()
-                    data = json.dumps(line(False)).encode() + b"\n"
+                    self._write_lines(lines(False))
                 else:
-                    data = b"\n"
+                    self._write_chunk(b"\n")
         except OSError:
             return  # the page went away
+
+    def _write_lines(self, objects: Iterator[JsonObject]) -> None:
+        for obj in objects:
+            self._write_chunk(json.dumps(obj).encode() + b"\n")
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
 
 
 

@@ -113,7 +113,9 @@
   }
 
   const live = () => view.state !== null && view.ply === view.state.plies.length;
-  const myTurn = () => live() && !view.pending && view.state.status === "started" && view.state.you === view.state.turn;
+  // A new position comes first without its legal moves (null), which follow a moment after.
+  const myTurn = () => live() && !view.pending && view.state.status === "started" && view.state.you === view.state.turn
+    && view.state.legalMoves !== null;
   const movesFrom = (square) => (myTurn() ? view.state.legalMoves.filter((m) => m.uci.startsWith(square)) : []);
   const orientation = () => (Boolean(view.state && view.state.you === "black") !== view.flipped ? "black" : "white");
 
@@ -551,8 +553,9 @@
     } else {
       delete status.dataset.result;
       const turn = view.pending ? other(state.turn) : state.turn;
+      // "Your move" once the page can take it: its legal moves follow the position by a moment.
       status.textContent = state.you === null ? `${playerName(turn)} to move`
-        : turn === state.you ? "Your move" : `${state[turn].name} is thinking\u2026`;
+        : turn !== state.you ? `${state[turn].name} is thinking\u2026` : myTurn() ? "Your move" : "Your move\u2026";
       if (!live()) status.textContent += ` (viewing move ${view.ply} of ${state.plies.length})`;
     }
     const title = state.status !== "started" ? status.textContent
