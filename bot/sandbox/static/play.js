@@ -44,7 +44,7 @@
 
   const view = {
     account: null, gameId: null, state: null, receivedAt: 0, ply: 0, flipped: false, selected: null,
-    drag: null, pending: null, stream: null, preset: [3, 2],
+    drag: null, pending: null, stream: null, events: null, preset: [3, 2],
   };
 
   // ---- the server -------------------------------------------------------------------------------
@@ -815,7 +815,28 @@
     $("challenge-form").addEventListener("submit", onChallengeSubmit);
     $("exhibition").addEventListener("click", exhibition);
     window.addEventListener("hashchange", onHash);
+    window.addEventListener("pagehide", onPageHide);
+    window.addEventListener("pageshow", onPageShow);
     setInterval(tickClocks, 100);
+  }
+
+  function followGames() {
+    view.events = new AbortController();
+    follow("/api/stream/event", (line) => { if (line.type === "games") renderGames(line.games); }, view.events.signal);
+  }
+
+  // A page left for another lets go of its streams, and takes them up again if it is come back to
+  // from the back-forward cache: Chromium keeps a left page alive there, streams and all, and allows
+  // six connections to a server, so the page that replaced it had its moves wait for one.
+  function onPageHide() {
+    if (view.events) view.events.abort();
+    if (view.stream) view.stream.abort();
+  }
+
+  function onPageShow(event) {
+    if (!event.persisted) return;
+    followGames();
+    if (view.gameId) openGame(view.gameId);
   }
 
   async function start() {
@@ -834,8 +855,7 @@
     renderBoard();
     afterPaint(() => { metrics.boardReadyMs = performance.now(); });
     if (!view.account.opponent) $("exhibition").hidden = true;
-    const events = new AbortController();
-    follow("/api/stream/event", (line) => { if (line.type === "games") renderGames(line.games); }, events.signal);
+    followGames();
     onHash();
     document.body.dataset.ready = "true";
   }
