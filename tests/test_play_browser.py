@@ -8,6 +8,7 @@ so a 1+0 challenge shows its decline reason. Screenshots go to ``tests/screensho
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,9 @@ from browser_page import Page
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 
+from bot.sandbox import Sandbox
+from bot.sandbox.page import PageServer
+
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 
 #: White to move mates in two, and Black's one reply in between is forced: Qf8 Kg4 Qf4#.
@@ -26,6 +30,8 @@ MATE_IN_TWO = "8/8/8/2Q1R3/3K4/8/7k/8 w - - 0 1"
 MATE_IN_ONE = "8/5Q2/8/4R3/3K2k1/8/8/8 w - - 0 1"
 #: White's pawn on b7 promotes.
 PROMOTION = "4k3/1P6/8/8/8/8/8/K6R w - - 0 1"
+#: Black (the bot) without its queen and rooks: clearly lost, so it takes a draw offered.
+BLACK_LOST = "1mb1kbm1/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQ - 0 1"
 
 CONFIG = """\
 challenge:
@@ -196,6 +202,61 @@ def test_resigning_ends_the_game_for_the_bot(page: Page, pgn_dir: Path) -> None:
     assert '[Result "1-0"]' in (pgn_dir / f"{game_id}.pgn").read_text(encoding="utf-8")
 
 
+def test_a_draw_offer_the_bot_is_clearly_losing_is_accepted(page: Page) -> None:
+    page.start_game(color="white", fen=BLACK_LOST)
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    page.wait_your_move()  # the bot has replied, having searched a lost position
+    page.find("#draw").click()
+    result = page.wait_over()
+    assert result.startswith("\u00BD-\u00BD") and "Draw" in result
+    assert page.find("#draw-offer").is_displayed() is False
+
+
+def test_a_draw_offer_in_a_level_game_is_declined_by_the_bots_move(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.find("#draw").click()
+    page.wait.until(lambda d: page.text("#draw-offer").startswith("You offer a draw"))
+    assert page.find("#draw").get_attribute("disabled") is not None
+    page.move_by_clicks("e2", "e4")
+    page.wait.until(lambda d: page.text("#draw-offer").endswith("declined the draw."))
+    assert page.find("#draw").get_attribute("disabled") is None
+    assert page.text("#status") == "Your move"
+
+
+def test_the_opponents_draw_offer_is_shown_and_taken_on_the_page(driver: WebDriver) -> None:
+    with Sandbox("lichess") as sandbox:
+        sandbox.add_opponent("statue", strategy="idle")
+        seat = sandbox.add_person("you", bot="statue")
+        with PageServer(("127.0.0.1", 0), seat, "key", lambda game_id: None) as server:
+            serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1})
+            serving.start()
+            try:
+                page = Page(driver)
+                page.open(f"{server.url}/?key=key")
+                declined = page.start_game(color="white")
+                sandbox.offer_draw(declined, "statue")
+                page.wait.until(lambda d: page.find("#draw-decline").is_displayed())
+                assert page.text("#draw-text") == "BOT statue offers a draw."
+                page.find("#draw-decline").click()
+                page.wait.until(lambda d: not page.find("#draw-offer").is_displayed())
+                assert sandbox.game(declined).status == "started"
+                page.find("#abort").click()
+                page.wait_over()
+                accepted = page.start_game(color="white")
+                sandbox.offer_draw(accepted, "statue")
+                page.wait.until(lambda d: page.find("#draw-accept").is_displayed())
+                page.find("#draw-accept").click()
+                assert page.wait_over().startswith("\u00BD-\u00BD")
+                assert sandbox.game(accepted).status == "draw"
+            finally:
+                sandbox.stop()
+                server.shutdown()
+                server.close_connections()
+                serving.join()
+
+
 def test_a_time_control_the_bot_refuses_shows_its_reason(page: Page) -> None:
     page.challenge(preset="1+0")
     page.wait.until(lambda d: page.find("#challenge-message").get_attribute("data-reason") == "tooFast")
@@ -303,6 +364,7 @@ def test_the_bot_plays_the_page_on_the_pychess_dialect_too(driver: WebDriver, tm
         page.open(url)
         game_id = page.start_game(color="white", fen=MATE_IN_TWO)
         page.wait_your_move()
+        assert not page.find("#draw").is_displayed()  # pychess's Bot API carries no draw offers
         page.move_by_clicks("c5", "f8")
         page.wait_plies(2)
         page.wait_your_move()

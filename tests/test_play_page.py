@@ -235,6 +235,32 @@ def test_resign_and_abort_end_the_persons_game(served: Served) -> None:
     assert record.status == "resign" and record.winner == "black"
 
 
+@pytest.mark.parametrize("served", ["lichess"], indirect=True)
+def test_draw_offers_go_both_ways_on_lichess(served: Served) -> None:
+    assert served.get("/api/account").json()["drawOffers"] is True
+    game_id = served.new_game()
+    assert served.post(f"/api/board/game/{game_id}/draw/yes").status_code == 200
+    assert served.state(game_id)["drawOffer"] == "white"
+    served.sandbox.offer_draw(game_id, "statue")  # the opponent's yes accepts the standing offer
+    assert (served.state(game_id)["status"], served.sandbox.game(game_id).winner) == ("draw", None)
+
+    game_id = served.new_game()
+    served.sandbox.offer_draw(game_id, "statue")
+    assert served.state(game_id)["drawOffer"] == "black"
+    assert served.post(f"/api/board/game/{game_id}/draw/no").status_code == 200
+    state = served.state(game_id)
+    assert (state["drawOffer"], state["status"]) == (None, "started")
+
+
+@pytest.mark.parametrize("served", ["pychess"], indirect=True)
+def test_a_draw_offer_on_pychess_is_refused_with_the_reason(served: Served) -> None:
+    assert served.get("/api/account").json()["drawOffers"] is False
+    game_id = served.new_game()
+    response = served.post(f"/api/board/game/{game_id}/draw/yes")
+    assert response.status_code == 400 and "lichess dialect" in response.json()["error"]
+    assert served.state(game_id)["drawOffer"] is None
+
+
 def test_the_pgn_so_far_comes_from_the_sandbox_while_no_bot_file_exists(served: Served) -> None:
     game_id = served.new_game()
     served.post(f"/api/board/game/{game_id}/move/e2e4")

@@ -107,6 +107,7 @@ session cookie, the ``X-Knightmate-Play`` header on POSTs and the ``Host``); in-
     seat.games_json()                             # every game of the sandbox, newest first
     seat.game_json(game_id)                       # one game's whole state (below), any game
     seat.move(game_id, "e2e4"); seat.resign(game_id); seat.abort(game_id); seat.chat(game_id, "gg")
+    seat.draw(game_id, accept=True)               # offer or accept a draw (False: decline); Lichess only
     seat.pgn(game_id)                             # the sandbox's PGN of the game so far
     seat.wait_change(lambda: seat.version(game_id), last, timeout=5)   # until the game changes
 
@@ -118,9 +119,11 @@ follow in the next line; any game, so a spectator follows it too),
 ``GET /api/board/game/{id}/pgn`` (the bot's own PGN file once the game is over and written, else
 the sandbox's), ``POST /api/challenge/{username}`` (form ``clock.limit`` and ``clock.increment``
 in seconds, ``color``, ``fen``; answered once the bot has answered), ``POST /api/exhibition``,
-``POST /api/board/game/{id}/move/{uci}|resign|abort|chat`` (form ``text``). Errors are
+``POST /api/board/game/{id}/move/{uci}|resign|abort|chat`` (form ``text``), ``POST
+/api/board/game/{id}/draw/yes|no`` (offer or accept a draw, decline the bot's; the lichess dialect
+only, as ``drawOffers`` in the account says: pychess's Bot API carries no draw offers). Errors are
 ``{"error": "..."}`` with 400 (an illegal or out-of-turn move in either dialect: a person's
-misclick never loses a game), 401, 403, 404 or 421.
+misclick never loses a game; a draw offer on pychess), 401, 403, 404 or 421.
 
 A game's state: ``id``, ``white``/``black`` (``name``, ``title``, ``rating``), ``you`` (the
 person's colour or null), ``initialFen``, ``clock`` (``initial``, ``increment`` in ms, or null),
@@ -131,7 +134,8 @@ is the person's move, null while they are being worked out), ``wtime``/``btime``
 ``winc``/``binc``, ``clockRunning``, ``lastMoveAtMs`` (wall-clock ms when the last move's request
 reached the server, or the game started), ``startByMs`` (until the first two plies are played:
 the wall-clock ms by which the side to move must move, or the game ends ``noStart``), ``status``,
-``winner``, ``abortable``, ``chat`` (``username``, ``room``, ``text``).
+``winner``, ``drawOffer`` (the colour whose draw offer stands, or null), ``abortable``, ``chat``
+(``username``, ``room``, ``text``).
 
 The two dialects
 ================

@@ -71,7 +71,8 @@ class HumanSeat:
 
     def account_json(self) -> JsonObject:
         return {"username": self.account.username, "bot": self.bot, "opponent": self.opponent,
-                "dialect": self.world.dialect.name, "startingFen": board_from_fen(None).fen()}
+                "dialect": self.world.dialect.name, "drawOffers": self.world.dialect.lichess_extras,
+                "startingFen": board_from_fen(None).fen()}
 
     def games_json(self) -> list[JsonObject]:
         """Every game of the sandbox, newest first, as the watch list shows it."""
@@ -112,6 +113,7 @@ class HumanSeat:
                               if len(game.moves) < 2 and not game.over else None),
                 "status": game.status,
                 "winner": color_name(game.winner) if game.winner is not None else None,
+                "drawOffer": color_name(game.draw_offer) if game.draw_offer is not None else None,
                 "abortable": you is not None and not game.over and (
                     self.world.dialect.abort_any_time or len(game.moves) < 2),
                 "chat": [{"username": line.username, "room": line.room, "text": line.text} for line in game.chat],
@@ -170,6 +172,16 @@ class HumanSeat:
 
     def abort(self, game_id: str) -> None:
         self.world.abort(self.account, game_id, bot_only=False)
+
+    def draw(self, game_id: str, accept: bool) -> None:
+        """Offers a draw or accepts the bot's offer (*accept*), or declines it, as Lichess's Board
+        API does; a move declines a standing offer too. The bot answers as it answers on Lichess.
+
+        :raises: :exc:`ApiError` (400) on the pychess dialect, whose Bot API carries no draw offers.
+        """
+        if not self.world.dialect.lichess_extras:
+            raise ApiError(400, "Draw offers need the lichess dialect: pychess's Bot API carries none to the bot.")
+        self.world.draw(self.account, game_id, accept, bot_only=False)
 
     def chat(self, game_id: str, text: str) -> None:
         self.world.chat(self.account, game_id, "player", text.strip()[:140], bot_only=False)

@@ -213,6 +213,10 @@ class PageHandler(JsonHandler):
         self.server.seat.abort(params["game"])
         self._send_json(200, {"ok": True})
 
+    def draw(self, params: dict[str, str], form: dict[str, str]) -> None:
+        self.server.seat.draw(params["game"], params["answer"] == "yes")
+        self._send_json(200, {"ok": True})
+
     def chat(self, params: dict[str, str], form: dict[str, str]) -> None:
         self.server.seat.chat(params["game"], form.get("text", ""))
         self._send_json(200, {"ok": True})
@@ -299,6 +303,7 @@ def _routes() -> list[tuple[str, re.Pattern[str], PageAction]]:
         ("POST", game + r"/move/(?P<uci>[a-z0-9]+)", PageHandler.move),
         ("POST", game + r"/resign", PageHandler.resign),
         ("POST", game + r"/abort", PageHandler.abort),
+        ("POST", game + r"/draw/(?P<answer>yes|no)", PageHandler.draw),
         ("POST", game + r"/chat", PageHandler.chat),
     ]
     return [(method, re.compile(pattern), action) for method, pattern, action in table]

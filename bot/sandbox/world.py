@@ -472,10 +472,10 @@ class World:
             self.cond.notify_all()
             return OK
 
-    def draw(self, account: Account, game_id: str, accept: bool) -> JsonObject:
+    def draw(self, account: Account, game_id: str, accept: bool, *, bot_only: bool = True) -> JsonObject:
         """Offers or accepts a draw (yes), or declines the opponent's offer (no). Lichess only."""
         with self.cond:
-            game, color = self._lichess_game(account, game_id)
+            game, color = self._lichess_game(account, game_id, bot_only=bot_only)
             if game.over:
                 return self._too_late(game)
             if accept and game.draw_offer == (not color):
@@ -517,10 +517,10 @@ class World:
             return OK
         raise ApiError(400, "The game is already over")
 
-    def _lichess_game(self, account: Account, game_id: str) -> tuple[Game, chess.Color]:
+    def _lichess_game(self, account: Account, game_id: str, *, bot_only: bool = True) -> tuple[Game, chess.Color]:
         if not self.dialect.lichess_extras:
             raise ApiError(404, "Not found", html=True)
-        return self._my_game(account, game_id, bot_only=True)
+        return self._my_game(account, game_id, bot_only=bot_only)
 
     def _my_game(self, account: Account, game_id: str, *, bot_only: bool = False) -> tuple[Game, chess.Color]:
         if bot_only and not account.bot:

@@ -44,7 +44,7 @@
 
   const view = {
     account: null, gameId: null, state: null, receivedAt: 0, ply: 0, flipped: false, selected: null,
-    drag: null, pending: null, stream: null, events: null, preset: [3, 2],
+    drag: null, pending: null, stream: null, events: null, preset: [3, 2], drawDeclinedAt: null,
   };
 
   // ---- the server -------------------------------------------------------------------------------
@@ -387,6 +387,9 @@
     if (first) showNotice("");
     const wasLive = view.state === null || live() || view.pending !== null;
     const previous = view.state ? view.state.plies.length : 0;
+    // Our offer gone while the game goes on: the bot declined it (or moved, which declines it).
+    if (!first && view.state && state.you !== null && view.state.drawOffer === state.you && state.drawOffer === null
+        && state.status === "started") view.drawDeclinedAt = state.plies.length;
     view.state = state;
     view.receivedAt = performance.now();
     const pending = view.pending;
@@ -544,6 +547,9 @@
     const playing = state.you !== null && state.status === "started";
     $("resign").disabled = !playing || state.plies.length < 2;
     $("abort").disabled = !state.abortable;
+    $("draw").hidden = !view.account.drawOffers || state.you === null;
+    $("draw").disabled = !playing || state.drawOffer !== null;
+    renderDrawOffer(state, playing);
     $("rematch").disabled = state.you === null || state.status === "started";
     $("first").disabled = $("back").disabled = view.ply === 0;
     $("last").disabled = $("forward").disabled = live();
@@ -580,6 +586,19 @@
     if (title === titleWanted) return;
     titleWanted = title;
     afterPaint(() => { if (document.title !== titleWanted) document.title = titleWanted; });
+  }
+
+  // The standing draw offer, whoever made it, and a decline of ours.
+  function renderDrawOffer(state, playing) {
+    const theirs = playing && state.drawOffer !== null && state.drawOffer !== state.you;
+    const opponent = state.you ? playerName(other(state.you)) : "";
+    const text = !playing ? ""
+      : theirs ? `${opponent} offers a draw.`
+        : state.drawOffer === state.you ? `You offer a draw: ${opponent} accepts it, or declines it by moving.`
+          : view.drawDeclinedAt === state.plies.length && !view.pending ? `${opponent} declined the draw.` : "";
+    if ($("draw-text").textContent !== text) $("draw-text").textContent = text;
+    $("draw-accept").hidden = $("draw-decline").hidden = !theirs;
+    $("draw-offer").hidden = !text;
   }
 
   function resultOf(winner, status) {
@@ -620,6 +639,7 @@
     view.pending = null;
     view.selected = null;
     view.flipped = false;
+    view.drawDeclinedAt = null;
     $("promotion").hidden = true;
     $("pgn").value = "";
     $("pgn-panel").open = false;
@@ -800,6 +820,10 @@
     $("last").addEventListener("click", () => goTo(Infinity));
     $("flip").addEventListener("click", () => { view.flipped = !view.flipped; render(); });
     $("resign").addEventListener("click", resign);
+    const draw = (answer) => api(`/api/board/game/${view.gameId}/draw/${answer}`, {}).catch((e) => setStatus(e.message));
+    $("draw").addEventListener("click", () => draw("yes"));
+    $("draw-accept").addEventListener("click", () => draw("yes"));
+    $("draw-decline").addEventListener("click", () => draw("no"));
     $("abort").addEventListener("click", () => api(`/api/board/game/${view.gameId}/abort`, {}).catch((e) => setStatus(e.message)));
     $("rematch").addEventListener("click", rematch);
     $("new").addEventListener("click", () => { $("new-game").hidden = false; $("fen").focus(); });
