@@ -723,28 +723,42 @@
     challenge({ ...clock, color: state.you === "white" ? "black" : "white", fen });
   }
 
+  // The games list changes with every move of every game (its ply counts): each game keeps its
+  // item, which is written anew only when what it says changed, so a move redraws one line.
   function renderGames(games) {
     if (games !== undefined) view.games = games;
     const list = $("games");
-    list.textContent = "";
     const all = view.games || [];
+    const kept = new Map([...list.querySelectorAll("li[data-game]")].map((item) => [item.dataset.game, item]));
+    list.querySelector("li.empty")?.remove();
+    all.forEach((game, index) => {
+      const item = kept.get(game.id) || gameItem(game.id);
+      kept.delete(game.id);
+      if (list.children[index] !== item) list.insertBefore(item, list.children[index] || null);
+      const button = item.firstElementChild;
+      const state = game.over ? `${resultOf(game.winner, game.status)} ${game.status}` : "live";
+      const text = `${game.white} \u2013 ${game.black} \u00B7 ${game.clock} \u00B7 ${game.plies} ${game.plies === 1 ? "ply" : "plies"} \u00B7 `;
+      button.classList.toggle("current", game.id === view.gameId);
+      if (item.dataset.shown === text + state) return;
+      item.dataset.shown = text + state;
+      button.textContent = text;
+      button.appendChild(Object.assign(document.createElement("span"), { className: game.over ? "" : "live", textContent: state }));
+    });
+    for (const item of kept.values()) item.remove();
     if (all.length === 0) {
       list.appendChild(Object.assign(document.createElement("li"), { className: "empty", textContent: "No games yet." }));
     }
-    for (const game of all) {
-      const item = document.createElement("li");
-      const button = document.createElement("button");
-      button.type = "button";
-      button.dataset.game = game.id;
-      button.className = game.id === view.gameId ? "current" : "";
-      const state = game.over ? `${resultOf(game.winner, game.status)} ${game.status}` : "live";
-      button.innerHTML = "";
-      button.append(`${game.white} \u2013 ${game.black} \u00B7 ${game.clock} \u00B7 ${game.plies} ${game.plies === 1 ? "ply" : "plies"} \u00B7 `);
-      button.appendChild(Object.assign(document.createElement("span"), { className: game.over ? "" : "live", textContent: state }));
-      button.addEventListener("click", () => { location.hash = `#game/${game.id}`; });
-      item.appendChild(button);
-      list.appendChild(item);
-    }
+  }
+
+  function gameItem(gameId) {
+    const item = document.createElement("li");
+    item.dataset.game = gameId;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.game = gameId;
+    button.addEventListener("click", () => { location.hash = `#game/${gameId}`; });
+    item.appendChild(button);
+    return item;
   }
 
   async function exhibition() {
