@@ -98,8 +98,10 @@ def check_annotations(pgn: chess.pgn.Game, record: GameRecord, log: list[str], d
     clocks = [node.clock() for node in pgn.mainline()]
     assert None not in clocks[:-1]
     if dialect == "lichess":
-        last = {node.parent.turn(): node.clock() for node in pgn.mainline() if node.parent is not None}
-        assert last == {chess.WHITE: record.wtime_ms / 1000, chess.BLACK: record.btime_ms / 1000}
+        # python-chess adds the [%clk] fields up in floats (60 + 17.927 is 77.92699999999999): compare in ms.
+        last_ms = {node.parent.turn(): round(clock * 1000) for node in pgn.mainline()
+                   if node.parent is not None and (clock := node.clock()) is not None}
+        assert last_ms == {chess.WHITE: record.wtime_ms, chess.BLACK: record.btime_ms}
 
 
 def test_game_from_a_legal_custom_position_is_played(sandbox: Sandbox, bot: LocalBot) -> None:
