@@ -1,8 +1,13 @@
-"""Capture generation for the quiescence search.
+"""Capture generation for the quiescence search, and the static exchange evaluation.
 
 Captures come out in search order: by victim, most valuable first, and for each victim by
 attacker, cheapest first (MVV-LVA). Victims worth less than the caller's threshold are never
 generated, so a delta-pruned node does almost no work.
+
+:func:`static_exchange` says what a move wins or loses on its target square if both sides go on
+capturing there with their cheapest piece, each free to stop: the search uses it to put losing
+captures last, to leave them out of quiescence, and to skip moves that hang material near the
+leaves.
 
 Moves are pseudo-legal ints of :mod:`bot.engine.position`: the search takes back any that
 leaves its own royal knight in check. This module only chooses which moves to ask the position
@@ -15,12 +20,70 @@ from typing import Final
 
 import chess
 
-from bot.engine.constants import BB_RANK_1, BB_RANK_8, WHITE, Bitboard
+from bot.engine.constants import BB_RANK_1, BB_RANK_8, BB_SQUARES, WHITE, Bitboard, top_square
 from bot.engine.evaluation import PIECE_VALUES
-from bot.engine.position import PAWN, QUEEN, Move, Position
+from bot.engine.position import BISHOP, COMMONER, PAWN, QUEEN, ROOK, ROYAL, Move, Position
 
 _VICTIMS: Final[tuple[int, ...]] = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
 _PROMOTION_GAIN: Final = PIECE_VALUES[QUEEN] - PIECE_VALUES[PAWN]
+#: Piece values in exchanges: the evaluation's, and for the royal knight more than all the rest,
+#: so that no exchange line ever gives it up.
+_EXCHANGE_VALUES: Final[tuple[int, ...]] = PIECE_VALUES[:ROYAL] + (20_000,)
+#: Attackers in the order an exchange brings them in: cheapest first, the royal knight last.
+_ATTACKER_ORDER: Final[tuple[int, ...]] = (PAWN, COMMONER, BISHOP, ROOK, QUEEN, ROYAL)
+
+
+def static_exchange(position: Position, move: Move) -> int:
+    """The material *move* wins (negative: loses) on its target square, in centipawns, when the
+    two sides then take turns capturing there with their cheapest attacker, either side free to
+    stop when going on would lose.
+
+    Pins and checks are not looked at, except that the royal knight captures only when no
+    enemy piece is left to take it back; a pawn that recaptures on the last rank stays a pawn.
+    """
+    from_square = move & 63
+    to_square = move >> 6 & 63
+    types = position.types
+    mover = types[from_square]
+    occupied = position.occupied ^ BB_SQUARES[from_square]
+    victim = types[to_square]
+    if victim:
+        gain = _EXCHANGE_VALUES[victim]
+    elif mover == PAWN and (from_square ^ to_square) & 7:
+        gain = _EXCHANGE_VALUES[PAWN]  # en passant: the taken pawn is beside the target
+        occupied ^= BB_SQUARES[to_square ^ 8]
+    else:
+        gain = 0
+    on_square = _EXCHANGE_VALUES[mover]
+    promotion = move >> 12
+    if promotion:
+        gain += _EXCHANGE_VALUES[promotion] - _EXCHANGE_VALUES[PAWN]
+        on_square = _EXCHANGE_VALUES[promotion]
+    gains = [gain]
+    side = not position.turn
+    attackers = position.attackers_to(to_square, occupied)
+    while True:
+        ours = attackers & position.side(side)
+        if not ours:
+            break
+        piece_type = PAWN
+        pieces: Bitboard = 0
+        for piece_type in _ATTACKER_ORDER:
+            pieces = ours & position.pieces_of(piece_type)
+            if pieces:
+                break
+        square = top_square(pieces)
+        occupied ^= BB_SQUARES[square]
+        attackers = position.attackers_to(to_square, occupied)
+        if piece_type == ROYAL and attackers & position.side(not side):
+            break  # the royal knight may not capture into an attack
+        gains.append(on_square - gains[-1])
+        on_square = _EXCHANGE_VALUES[piece_type]
+        side = not side
+    # Each side in turn keeps the better of stopping and going on.
+    for index in range(len(gains) - 1, 0, -1):
+        gains[index - 1] = min(gains[index - 1], -gains[index])
+    return gains[0]
 
 
 def captures(position: Position, min_gain: int, skip_losing: bool = False) -> list[tuple[int, Move]]:
@@ -30,8 +93,8 @@ def captures(position: Position, min_gain: int, skip_losing: bool = False) -> li
     Victims too cheap for *min_gain* are masked out before generation, so a delta-pruned node
     generates little or nothing. Of the capture-promotions only the queen is kept (the only one
     worth trying where only captures are searched). With *skip_losing*, a capture by a piece
-    worth more than its victim is left out when the victim is defended: at best an exchange
-    that loses material, which quiescence need not look at.
+    worth more than its victim is left out when its exchange loses material
+    (:func:`static_exchange`): quiescence need not look at it.
     """
     turn = position.turn
     enemy = position.side(not turn)
@@ -55,7 +118,7 @@ def captures(position: Position, min_gain: int, skip_losing: bool = False) -> li
             elif gain < min_gain:
                 continue
             attacker = types[move & 63]
-            if skip_losing and PIECE_VALUES[attacker] > gain and position.is_attacked(not turn, move >> 6 & 63):
+            if skip_losing and PIECE_VALUES[attacker] > gain and static_exchange(position, move) < 0:
                 continue
             scored.append((gain * 8 - attacker, gain, move))
     scored.sort(reverse=True)

@@ -269,6 +269,23 @@ class Position:
         diagonals = (self.bishops | queens) & attackers
         return bool(diagonals and BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & diagonals)
 
+    def attackers_to(self, square: int, occupied: Bitboard) -> Bitboard:
+        """The pieces of both colours among *occupied* that attack *square* when only the squares
+        of *occupied* hold pieces: an exchange takes its pieces out of *occupied* one by one, so
+        a slider behind a piece that has captured joins in."""
+        queens = self.queens
+        attackers = (BB_KNIGHT_ATTACKS[square] & self.kings | BB_KING_ATTACKS[square] & self.knights
+                     | BB_PAWN_ATTACKS[chess.BLACK][square] & self.pawns & self.white
+                     | BB_PAWN_ATTACKS[chess.WHITE][square] & self.pawns & self.black)
+        lines = self.rooks | queens
+        if lines:
+            attackers |= (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
+                          | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied]) & lines
+        diagonals = self.bishops | queens
+        if diagonals:
+            attackers |= BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & diagonals
+        return attackers & occupied
+
     def in_check(self) -> bool:
         """Whether the side to move's royal knight is attacked."""
         royal = self.kings & self.side(self.turn)

@@ -9,9 +9,10 @@ the own royal knight attacked is taken back).
 Search features: transposition table, quiescence search on captures (all evasions when in check;
 captures of defended victims by bigger pieces left out), move ordering in stages (hash move tried
 before any generation, captures by victim then attacker, two killers per ply, quiet moves by
-history, captures that give material away last), check extension, null-move pruning (only with
-pieces besides pawns, against zugzwang), late-move reductions, reverse futility, futility and
-late-move pruning near the leaves, aspiration windows, mate-distance scores, and draws by
+history, captures that lose their exchange last), check extension, null-move pruning (only with
+pieces besides pawns, against zugzwang), late-move reductions, reverse futility, futility,
+late-move and static-exchange pruning near the leaves, aspiration windows, mate-distance scores,
+and draws by
 repetition, the fifty-move rule, stalemate and insufficient material. More time goes to a move
 whose best move or score has just changed.
 
@@ -38,7 +39,7 @@ from bot.engine import evaluation
 from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, Ponder, budget
 from bot.engine.constants import BB_SQUARES, popcount
-from bot.engine.moves import captures
+from bot.engine.moves import captures, static_exchange
 from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
 from bot.engine.result import SearchResult as SearchResult  # re-exported: callers import it from here
 from variant import KnightmateBoard, insufficient_material
@@ -70,6 +71,12 @@ REVERSE_FUTILITY_MARGIN: Final = 120  # centipawns per ply of depth
 #: Futility pruning margins by remaining depth (index 0 unused): a quiet move is expected to
 #: gain less than this. Two commoner steps of positional gain at depth 1, more at depth 2.
 FUTILITY_MARGINS: Final[tuple[int, ...]] = (0, 200, 350)
+#: Near the leaves of a non-PV node a move is skipped when its static exchange loses more than
+#: this: a quiet move SEE_QUIET_MARGIN x depth^2 (a piece put where it is taken for nothing),
+#: a capture SEE_CAPTURE_MARGIN x depth.
+SEE_PRUNE_DEPTH: Final = 3
+SEE_QUIET_MARGIN: Final = 50
+SEE_CAPTURE_MARGIN: Final = 100
 #: Late-move pruning: quiet moves tried at most, by remaining depth, in a non-PV node.
 LATE_MOVE_LIMITS: Final[tuple[int, ...]] = (0, 8, 12, 18)
 MAX_MOVES: Final = 256
@@ -377,6 +384,10 @@ class _Search:
             quiet = not position.is_capture(move) and not move >> 12
             if quiet and searched and (futile or quiets >= quiet_limit):
                 continue
+            if prune and searched and depth <= SEE_PRUNE_DEPTH and not move >> 12:
+                margin = SEE_QUIET_MARGIN * depth * depth if quiet else SEE_CAPTURE_MARGIN * depth
+                if static_exchange(position, move) < -margin:
+                    continue
             self._push(move)
             if BB_SQUARES[move & 63] & pin_squares and position.mover_in_check():
                 self._pop()
@@ -608,7 +619,7 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], his
         victim = values[types[to_square] or PAWN]
         attacker = types[move & 63]
         item = (victim * 8 - attacker + _PROMOTION_ORDER[move >> 12]) << _SCORE_SHIFT | move
-        if values[attacker] > victim and not move >> 12 and position.is_attacked(them, to_square):
+        if values[attacker] > victim and not move >> 12 and static_exchange(position, move) < 0:
             bad.append(item)
         else:
             good.append(item)
