@@ -348,15 +348,16 @@ class World:
 
     # Games.
 
-    def move(self, account: Account, game_id: str, uci: str, *, offering_draw: bool = False,
-             received_at: float | None = None) -> JsonObject:
-        """Plays a move posted by *account* (timed *received_at*, when its request arrived, else now);
+    def move(self, account: Account, game_id: str, uci: str, *, received_at: float,
+             offering_draw: bool = False) -> JsonObject:
+        """Plays a move posted by *account*, timed *received_at* (``time.monotonic()`` when its
+        request arrived, so the time the handler waited for the world's lock is not the bot's);
         Lichess refuses a bad move with 400, pychess answers 200 and an illegal move loses at once."""
         with self.cond:
             game, color = self._my_game(account, game_id, bot_only=True)
             was_over = game.over
             try:
-                game.play(color, uci, received_at if received_at is not None else time.monotonic())
+                game.play(color, uci, received_at)
             except MoveRejected as rejection:
                 self._record_post(game, MovePost(account.username, uci, False))
                 if rejection.illegal and self.dialect.illegal_move_loses:
@@ -372,7 +373,7 @@ class World:
             self.after_move(game)
             return OK
 
-    def human_move(self, account: Account, game_id: str, uci: str, *, received_at: float | None = None) -> None:
+    def human_move(self, account: Account, game_id: str, uci: str, *, received_at: float) -> None:
         """Plays a person's move (the human seat), timed as :meth:`move` times one: refused with a
         400 in either dialect when it is illegal or out of turn, so a person's misclick never loses
         a game. Not a post."""
@@ -380,7 +381,7 @@ class World:
             game, color = self._my_game(account, game_id)
             was_over = game.over
             try:
-                game.play(color, uci, received_at if received_at is not None else time.monotonic())
+                game.play(color, uci, received_at)
             except MoveRejected as rejection:
                 if game.over and not was_over:
                     self._game_ended(game)
