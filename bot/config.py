@@ -408,7 +408,13 @@ def _check_consistency(settings: Settings) -> None:
         raise ConfigError("challenge.min_increment: must not be greater than challenge.max_increment")
     if not (challenge.accept_bots or challenge.accept_humans):
         raise ConfigError("challenge.accept_bots: accept_bots and accept_humans are both false")
-    if settings.engine.options and settings.engine.command is None:
+    engine = settings.engine
+    if engine.max_move_time_ms is not None and engine.max_move_time_ms <= engine.move_overhead_ms:
+        # The overhead is taken off every move's time: the engine would think a few milliseconds.
+        raise ConfigError(f"engine.max_move_time_ms: must be greater than engine.move_overhead_ms "
+                          f"({engine.max_move_time_ms} <= {engine.move_overhead_ms}), which is taken off "
+                          "every move's thinking time")
+    if engine.options and engine.command is None:
         raise ConfigError("engine.options: only an external engine takes options; set engine.command too")
     if settings.server.backoff_initial_s > settings.server.backoff_max_s:
         raise ConfigError("server.backoff_initial_s: must not be greater than server.backoff_max_s")

@@ -115,6 +115,13 @@ def test_inconsistent_bounds_are_rejected() -> None:
         parse_settings({"challenge": {"min_base": 600, "max_base": 60}})
 
 
+@pytest.mark.parametrize("move_time_ms", [100, 300])
+def test_move_time_not_above_the_overhead_is_rejected(move_time_ms: int) -> None:
+    with pytest.raises(ConfigError, match=r"^engine\.max_move_time_ms: must be greater than engine\.move_overhead_ms"):
+        parse_settings({"engine": {"max_move_time_ms": move_time_ms, "move_overhead_ms": 300}})
+    assert parse_settings({"engine": {"max_move_time_ms": 301, "move_overhead_ms": 300}}).engine.max_move_time_ms == 301
+
+
 def test_invalid_yaml_names_the_line(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"not valid YAML at line \d"):
         load_settings(write(tmp_path, "server:\n  url: [unclosed\n"))

@@ -12,7 +12,6 @@ from bot import dialect as bot_dialect
 from bot.dialect import DIALECTS, LICHESS, PYCHESS, resolve
 from bot.sandbox import dialect as sandbox_dialect
 from bot.sandbox.dialect import DIALECTS as SANDBOX_DIALECTS
-from bot.sandbox.dialect import Pychess
 from bot.sandbox.model import Account, Challenge, Game
 
 CUSTOM_FEN = "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"
@@ -64,8 +63,8 @@ def test_each_bot_dialect_has_a_sandbox_twin_that_behaves_as_its_flags_say(name:
     white, black = Account("W", "t1", True), Account("B", "t2", True)
     challenge = Challenge("c1", white, black, 60, 0, None, False, "white", "white", "knightmate", CUSTOM_FEN)
     assert ours.initial_fen_in_challenge == ("initialFen" in twin.challenge(challenge))
-    assert ours.round_socket == (twin.round_board(Game("g1", challenge, white, black, now=100.0), 100.0) is not None)
-    required = {Pychess.capabilities_header} if isinstance(twin, Pychess) else set()
+    assert ours.round_socket == (twin.round_socket(Game("g1", challenge, white, black, now=100.0), 100.0) is not None)
+    required = {twin.required_stream_header} if twin.required_stream_header else set()
     assert {header for header, _ in ours.headers} == required
 
 

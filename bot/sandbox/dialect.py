@@ -50,9 +50,26 @@ class Dialect:
     abort_any_time: ClassVar[bool]
     #: Whether game streams end after the final state (else they stay open after ``gameEnd``).
     game_stream_closes: ClassVar[bool]
-    #: Whether a cut stream counts as open until its next keep-alive tick (and one event stream
-    #: queue per account is shared by all its event streams, so a lingering one can swallow a line).
+    #: Whether a cut stream counts as open until its next keep-alive tick.
     streams_linger: ClassVar[bool]
+    #: Whether one event queue per account is shared by all its event streams (so a lingering
+    #: stream can swallow a line, and lines sent while none is open wait for the next).
+    shared_event_queue: ClassVar[bool]
+    #: A header every event stream request must carry, or None.
+    required_stream_header: ClassVar[str | None]
+    #: Whether a new event stream starts with every unfinished game and open challenge of the
+    #: account (else only with its games that have moves and no open game stream).
+    full_replay_at_connect: ClassVar[bool]
+    #: Whether open event streams get a ``terminated`` line when the server shuts down.
+    says_terminated: ClassVar[bool]
+    #: Whether a decline reason may come as JSON (else only form data is read).
+    reads_json_bodies: ClassVar[bool]
+    #: Whether a game stream is refused (409) while another of the player's is open, once the
+    #: game is over, or while the server holds it back; a game aborted before both sides moved
+    #: is then a 404 page.
+    exclusive_game_streams: ClassVar[bool]
+    #: Whether an action on a finished game is answered 200 (else 400).
+    late_actions_ok: ClassVar[bool]
     #: Whether bots may create challenges and use the draw/takeback/claim endpoints.
     lichess_extras: ClassVar[bool]
     #: Whether chat lines are delivered to bot players' game streams.
@@ -89,9 +106,9 @@ class Dialect:
         """The game-stream line at a game's end, or None if the final state says it."""
         return None
 
-    def round_board(self, game: Game, now: float) -> JsonObject | None:
-        """The ``board`` message of the game's round socket (what a spectator sees at *now*), or
-        None if the dialect has no round socket."""
+    def round_socket(self, game: Game, now: float) -> tuple[JsonObject, JsonObject] | None:
+        """What the game's round socket sends a new connection: a greeting, then the ``board``
+        message (what a spectator sees at *now*); None if the dialect has no round socket."""
         return None
 
     def time_control(self, challenge: Challenge) -> JsonObject:
@@ -115,6 +132,13 @@ class Lichess(Dialect):
     abort_any_time = False
     game_stream_closes = True
     streams_linger = False
+    shared_event_queue = False
+    required_stream_header = None
+    full_replay_at_connect = True
+    says_terminated = False
+    reads_json_bodies = True
+    exclusive_game_streams = False
+    late_actions_ok = False
     lichess_extras = True
     chat_reaches_bots = True
     resignation_ends_stream = True
@@ -220,12 +244,16 @@ class Pychess(Dialect):
     abort_any_time = True
     game_stream_closes = False
     streams_linger = True
+    shared_event_queue = True
+    required_stream_header = "X-PyChess-Bot-Capabilities"
+    full_replay_at_connect = False
+    says_terminated = True
+    reads_json_bodies = False
+    exclusive_game_streams = True
+    late_actions_ok = True
     lichess_extras = False
     chat_reaches_bots = False
     resignation_ends_stream = False
-
-    #: The header a pychess event stream must carry.
-    capabilities_header = "X-PyChess-Bot-Capabilities"
 
     def account(self, account: Account) -> JsonObject:
         return {"id": account.id, "username": account.username, "title": account.title or ""}
@@ -261,7 +289,9 @@ class Pychess(Dialect):
     def game_end(self, game: Game) -> JsonObject | None:
         return {"type": "gameEnd", "game": {"id": game.id}}
 
-    def round_board(self, game: Game, now: float) -> JsonObject | None:
+    def round_socket(self, game: Game, now: float) -> tuple[JsonObject, JsonObject] | None:
+        # pychess first says who of the players is online.
+        greeting: JsonObject = {"type": "user_present", "username": game.white.username}
         if game.winner is not None:
             result = "1-0" if game.winner == chess.WHITE else "0-1"
         else:
@@ -277,14 +307,10 @@ class Pychess(Dialect):
             steps.append({"fen": replay.fen(), "move": uci, "san": san, "turnColor": color_name(replay.turn),
                           "check": replay.is_check()})
         clocks = {color_name(color): max(0, game.remaining_ms(color, now)) for color in chess.COLORS}
-        return {"type": "board", "gameId": game.id, "status": PYCHESS_STATUS_CODES[game.status], "result": result,
-                "fen": game.board.fen(), "lastMove": game.moves[-1] if game.moves else "", "steps": steps,
-                "ply": len(game.moves), "check": game.board.is_check(), "clocks": clocks}
-
-    def round_greeting(self, game: Game) -> JsonObject:
-        """A message the round socket sends a new connection before its ``board`` (pychess says who
-        of the players is online first)."""
-        return {"type": "user_present", "username": game.white.username}
+        board = {"type": "board", "gameId": game.id, "status": PYCHESS_STATUS_CODES[game.status], "result": result,
+                 "fen": game.board.fen(), "lastMove": game.moves[-1] if game.moves else "", "steps": steps,
+                 "ply": len(game.moves), "check": game.board.is_check(), "clocks": clocks}
+        return greeting, board
 
 
 DIALECTS: dict[str, type[Dialect]] = {"lichess": Lichess, "pychess": Pychess}

@@ -165,7 +165,10 @@ class HumanSeat:
                                         increment_s=increment_s, color="random", fen=None)
 
     def move(self, game_id: str, uci: str, *, received_at: float | None = None) -> None:
-        self.world.human_move(self.account, game_id, uci, received_at=received_at)
+        """Plays the person's move, timed *received_at* (``time.monotonic()`` when the request
+        carrying it arrived), or now for a caller in the same process."""
+        self.world.human_move(self.account, game_id, uci,
+                              received_at=time.monotonic() if received_at is None else received_at)
 
     def resign(self, game_id: str) -> None:
         self.world.resign(self.account, game_id, bot_only=False)

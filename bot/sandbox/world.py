@@ -20,7 +20,7 @@ from typing import Any
 
 import chess
 
-from bot.sandbox.dialect import Dialect, JsonObject, Pychess, ndjson
+from bot.sandbox.dialect import Dialect, JsonObject, ndjson
 from bot.sandbox.model import (
     Account,
     Challenge,
@@ -92,7 +92,7 @@ class World:
             self.cond.notify_all()
             streams = list(self.streams)
         for stream in streams:
-            terminated = stream.kind == "event" and isinstance(self.dialect, Pychess)
+            terminated = stream.kind == "event" and self.dialect.says_terminated
             stream.halt(TERMINATED if terminated else None)
         if self._referee.is_alive():
             self._referee.join()
@@ -199,7 +199,7 @@ class World:
         """Declines with *reason*; pychess reads only form data, so a JSON reason becomes generic."""
         with self.cond:
             challenge = self._open_challenge(challenge_id, dest=account)
-            if json_body and isinstance(self.dialect, Pychess):
+            if json_body and not self.dialect.reads_json_bodies:
                 reason = None
             self._decline(challenge, decline_reason_key(reason))
             return OK
@@ -262,10 +262,10 @@ class World:
         with self.cond:
             if self.stopping:
                 raise ApiError(503, "The server is shutting down")
-            pychess = isinstance(self.dialect, Pychess)
-            if pychess and not headers.get(Pychess.capabilities_header.lower()):
-                raise ApiError(400, f"the {Pychess.capabilities_header} header is required")
-            if pychess:
+            required = self.dialect.required_stream_header
+            if required is not None and not headers.get(required.lower()):
+                raise ApiError(400, f"the {required} header is required")
+            if self.dialect.shared_event_queue:
                 feed = self._event_feeds.setdefault(account.id, Feed())
             else:
                 feed = Feed()
@@ -274,11 +274,12 @@ class World:
             stream = self._register(Stream("event", account.id, None, feed, **self._stream_options()))
             unfinished = [game for game in self.games.values()
                           if not game.over and game.color_of(account) is not None]
-            if pychess:
+            full_replay = self.dialect.full_replay_at_connect
+            if not full_replay:
                 unfinished = [game for game in unfinished
                               if game.moves and not self._streams_of("game", account, game.id)]
             first = [ndjson(self.dialect.game_start(game, account)) for game in unfinished]
-            if not pychess:
+            if full_replay:
                 first += [ndjson(self.dialect.challenge_event("challenge", challenge))
                           for challenge in self.challenges.values()
                           if challenge.status == "created" and challenge.dest.id == account.id]
@@ -294,7 +295,7 @@ class World:
             if self.stopping:
                 raise ApiError(503, "The server is shutting down")
             game = self._my_game(account, game_id)[0]
-            if isinstance(self.dialect, Pychess):
+            if self.dialect.exclusive_game_streams:
                 if game.over and len(game.moves) < 2:
                     raise ApiError(404, "<html><body><h1>404: Not Found</h1></body></html>", html=True)
                 if game.over or self._streams_of("game", account, game.id) or self.game_stream_refused(game.id):
@@ -334,7 +335,7 @@ class World:
         if account.strategy is not None:
             return  # in-process opponents read the world directly
         line = ndjson(obj)
-        if isinstance(self.dialect, Pychess):
+        if self.dialect.shared_event_queue:
             self._event_feeds.setdefault(account.id, Feed()).put(line)
         else:
             for stream in self._streams_of("event", account):
@@ -348,15 +349,16 @@ class World:
 
     # Games.
 
-    def move(self, account: Account, game_id: str, uci: str, *, offering_draw: bool = False,
-             received_at: float | None = None) -> JsonObject:
-        """Plays a move posted by *account* (timed *received_at*, when its request arrived, else now);
+    def move(self, account: Account, game_id: str, uci: str, *, received_at: float,
+             offering_draw: bool = False) -> JsonObject:
+        """Plays a move posted by *account*, timed *received_at* (``time.monotonic()`` when its
+        request arrived, so the time the handler waited for the world's lock is not the bot's);
         Lichess refuses a bad move with 400, pychess answers 200 and an illegal move loses at once."""
         with self.cond:
             game, color = self._my_game(account, game_id, bot_only=True)
             was_over = game.over
             try:
-                game.play(color, uci, received_at if received_at is not None else time.monotonic())
+                game.play(color, uci, received_at)
             except MoveRejected as rejection:
                 self._record_post(game, MovePost(account.username, uci, False))
                 if rejection.illegal and self.dialect.illegal_move_loses:
@@ -372,7 +374,7 @@ class World:
             self.after_move(game)
             return OK
 
-    def human_move(self, account: Account, game_id: str, uci: str, *, received_at: float | None = None) -> None:
+    def human_move(self, account: Account, game_id: str, uci: str, *, received_at: float) -> None:
         """Plays a person's move (the human seat), timed as :meth:`move` times one: refused with a
         400 in either dialect when it is illegal or out of turn, so a person's misclick never loses
         a game. Not a post."""
@@ -380,7 +382,7 @@ class World:
             game, color = self._my_game(account, game_id)
             was_over = game.over
             try:
-                game.play(color, uci, received_at if received_at is not None else time.monotonic())
+                game.play(color, uci, received_at)
             except MoveRejected as rejection:
                 if game.over and not was_over:
                     self._game_ended(game)
@@ -451,10 +453,7 @@ class World:
         such socket (Lichess, or no such game)."""
         with self.cond:
             game = self.games.get(game_id)
-            board = self.dialect.round_board(game, time.monotonic()) if game is not None else None
-            if game is None or board is None or not isinstance(self.dialect, Pychess):
-                return None
-            return self.dialect.round_greeting(game), board
+            return None if game is None else self.dialect.round_socket(game, time.monotonic())
 
     def chat(self, account: Account, game_id: str, room: str | None, text: str | None, *,
              bot_only: bool = True) -> JsonObject:
@@ -513,7 +512,7 @@ class World:
         return {"type": "opponentGone", "gone": True, "claimWinInSeconds": claim_in}
 
     def _too_late(self, game: Game) -> JsonObject:
-        if isinstance(self.dialect, Pychess):
+        if self.dialect.late_actions_ok:
             return OK
         raise ApiError(400, "The game is already over")
 
