@@ -8,11 +8,11 @@ the own royal knight attacked is taken back).
 
 Search features: transposition table, quiescence search on captures (all evasions when in check;
 captures of defended victims by bigger pieces left out), move ordering in stages (hash move tried
-before any generation, captures by victim then attacker, two killers per ply, quiet moves by
-history, captures that lose their exchange last), check extension, null-move pruning (only with
-pieces besides pawns, against zugzwang), late-move reductions, reverse futility, futility,
-late-move and static-exchange pruning near the leaves, aspiration windows, mate-distance scores,
-and draws by
+before any generation, captures by victim then attacker, two killers per ply and a countermove,
+quiet moves by history, captures that lose their exchange last), check extension, null-move
+pruning (only with pieces besides pawns, against zugzwang), late-move reductions, reverse
+futility, futility, late-move and static-exchange pruning near the leaves, aspiration windows,
+mate-distance scores, and draws by
 repetition, the fifty-move rule, stalemate and insufficient material. More time goes to a move
 whose best move or score has just changed.
 
@@ -95,8 +95,14 @@ UNSTABLE_FROM_DEPTH: Final = 5
 #: Evaluations remembered per search (about 100 bytes each).
 EVAL_CACHE_SIZE: Final = 200_000
 
-#: History scores are halved when one reaches this; quiet moves sort below it.
-HISTORY_LIMIT: Final = 1_000_000
+#: History scores stay within +-HISTORY_MAX: each update moves a score towards the bound by a
+#: share of the distance left ("gravity"), so old lessons fade as new ones come and no score
+#: runs away. A cut by a quiet move rewards it by HISTORY_BONUS(depth), and the quiet moves
+#: searched before it in that node lose as much: they were tried and did not cut.
+HISTORY_MAX: Final = 16384
+HISTORY_BONUS_MAX: Final = 1600
+#: Quiet moves sort by history offset below every promotion (whose order keys are above -4096).
+_QUIET_ORDER_OFFSET: Final = HISTORY_MAX + 4096
 
 EXACT: Final = 0
 LOWER: Final = 1
@@ -128,6 +134,7 @@ class Engine:
         self.book = book
         self._tt: dict[int, tuple[int, int, int, Move]] = {}
         self._history: list[list[int]] = [[0] * 4096 for _ in chess.COLORS]
+        self._countermoves: list[list[Move]] = [[NO_MOVE] * 4096 for _ in chess.COLORS]
         self._pawn_cache: dict[tuple[int, int], evaluation.Terms] = {}
 
     @property
@@ -142,9 +149,10 @@ class Engine:
         self._tt_capacity = value * 1024 * 1024 // TT_ENTRY_BYTES
 
     def new_game(self) -> None:
-        """Forgets everything learnt: hash table, history and pawn cache."""
+        """Forgets everything learnt: hash table, history, countermoves and pawn cache."""
         self._tt.clear()
         self._history = [[0] * 4096 for _ in chess.COLORS]
+        self._countermoves = [[NO_MOVE] * 4096 for _ in chess.COLORS]
         self._pawn_cache.clear()
 
     def search(self, board: KnightmateBoard, limits: Limits,
@@ -174,7 +182,7 @@ class Engine:
             self._pawn_cache.clear()
         time_budget = Budget(None, None) if ponder is not None else budget(limits, board.turn, board.fullmove_number)
         search = _Search(board, limits, time_budget, started, stop,
-                         self._tt, self._tt_capacity, self._history, self._pawn_cache, ponder)
+                         self._tt, self._tt_capacity, self._history, self._countermoves, self._pawn_cache, ponder)
         result = search.run(on_info)
         if ponder is not None:
             # Searched to the end before the opponent moved: UCI wants no answer before ponderhit or stop.
@@ -192,7 +200,7 @@ class _Search:
 
     def __init__(self, board: KnightmateBoard, limits: Limits, time_budget: Budget, started: float,
                  stop: threading.Event | None, tt: dict[int, tuple[int, int, int, Move]],
-                 tt_capacity: int, history: list[list[int]],
+                 tt_capacity: int, history: list[list[int]], countermoves: list[list[Move]],
                  pawn_cache: dict[tuple[int, int], evaluation.Terms], ponder: Ponder | None) -> None:
         self.position, self.keys = _replay(board)
         self.turn = board.turn
@@ -211,6 +219,11 @@ class _Search:
         self.tt = tt
         self.tt_capacity = tt_capacity
         self.history = history
+        # The reply that last refuted a move, by side to move and the move's from and to squares.
+        self.countermoves = countermoves
+        # The moves from the root to the node being searched (NO_MOVE for a null move), after
+        # the game's last move: a node's countermove is looked up by the move before it.
+        self.stack: list[Move] = [encode(board.peek()) if board.move_stack else NO_MOVE]
         self.pawn_cache = pawn_cache
         self.eval_cache: dict[int, int] = {}
         self.nodes = 0
@@ -379,8 +392,11 @@ class _Search:
         searched = 0
         killers = self.killers[ply]
         history = self.history[position.turn]
+        previous = self.stack[-1]
+        countermove = self.countermoves[position.turn][previous & 4095] if previous else NO_MOVE
+        failed_quiets: list[Move] = []
         pin_squares = position.pin_squares(in_check)
-        for move in _ordered_moves(position, hash_move, killers, history):
+        for move in _ordered_moves(position, hash_move, killers, countermove, history):
             quiet = not position.is_capture(move) and not move >> 12
             if quiet and searched and (futile or quiets >= quiet_limit):
                 continue
@@ -398,7 +414,7 @@ class _Search:
                     score = -self._search(depth - 1, -beta, -alpha, ply + 1, True)
                 else:
                     reduction = 0
-                    if (depth >= 3 and searched >= 3 and quiet and not in_check
+                    if (depth >= 3 and searched >= 3 and quiet and not in_check and move != countermove
                             and move not in killers and not position.in_check()):
                         reduction = 1 if searched < 8 else 2
                         if pv_node:
@@ -417,8 +433,10 @@ class _Search:
                     alpha = score
                     if score >= beta:
                         if quiet:
-                            self._reward_quiet(move, depth, killers, history)
+                            self._reward_quiet(move, depth, killers, history, failed_quiets, previous)
                         break
+            if quiet:
+                failed_quiets.append(move)
 
         if searched == 0:
             return -MATE + ply if in_check else 0
@@ -474,10 +492,12 @@ class _Search:
     def _push(self, move: Move) -> None:
         self.position.push(move)
         self.keys.append(self.position.key)
+        self.stack.append(move)
 
     def _push_null(self) -> None:
         self.position.push_null()
         self.keys.append(self.position.key)
+        self.stack.append(NO_MOVE)
         self.null_floors.append(len(self.keys) - 1)
 
     def _pop(self) -> None:
@@ -485,6 +505,7 @@ class _Search:
             self.null_floors.pop()
         self.position.pop()
         self.keys.pop()
+        self.stack.pop()
 
     def _evaluate(self) -> int:
         """The full static evaluation, cached by position key (transpositions are common)."""
@@ -514,15 +535,19 @@ class _Search:
                     and insufficient_material(position.black, occupied, bishops, royals))
         return False
 
-    def _reward_quiet(self, move: Move, depth: int, killers: list[Move], history: list[int]) -> None:
+    def _reward_quiet(self, move: Move, depth: int, killers: list[Move], history: list[int],
+                      failed_quiets: list[Move], previous: Move) -> None:
+        """A quiet move cut: it becomes the first killer and the countermove of *previous*,
+        gains history, and the quiet moves tried before it lose as much."""
         if killers[0] != move:
             killers[1] = killers[0]
             killers[0] = move
-        index = move & 4095
-        history[index] += depth * depth
-        if history[index] > HISTORY_LIMIT:
-            for i in range(4096):
-                history[i] //= 2
+        if previous:
+            self.countermoves[self.position.turn][previous & 4095] = move
+        bonus = min(depth * depth + depth, HISTORY_BONUS_MAX)
+        _update_history(history, move & 4095, bonus)
+        for failed in failed_quiets:
+            _update_history(history, failed & 4095, -bonus)
 
     def _store(self, depth: int, score: int, alpha: int, beta: int, move: Move, ply: int) -> None:
         flag = UPPER if score <= alpha else LOWER if score >= beta else EXACT
@@ -598,12 +623,19 @@ class _Search:
         return int((time.perf_counter() - self.started) * 1000)
 
 
-def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], history: list[int]) -> Iterator[Move]:
+def _update_history(history: list[int], index: int, bonus: int) -> None:
+    """Moves a history score by *bonus*, less the share of it the score already has of the bound."""
+    score = history[index]
+    history[index] = score + bonus - score * abs(bonus) // HISTORY_MAX
+
+
+def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], countermove: Move,
+                   history: list[int]) -> Iterator[Move]:
     """Pseudo-legal moves in search order, generated in stages because a node is often refuted
     by its first moves: the hash move before any generation, then captures that do not give
-    material away (most valuable victim, cheapest attacker), then the killers, the other quiet
-    moves (promotions first, the rest by history), and last the captures of a defended piece by
-    a more valuable one."""
+    material away (most valuable victim, cheapest attacker), then the killers and the
+    countermove, the other quiet moves (promotions first, the rest by history), and last the
+    captures of a defended piece by a more valuable one."""
     if hash_move and position.is_pseudo_legal(hash_move):
         yield hash_move
     else:
@@ -631,10 +663,15 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], his
     for killer in killers:
         if killer and killer != hash_move and not position.is_capture(killer) and position.is_pseudo_legal(killer):
             yield killer
-    scored = [(_PROMOTION_ORDER[move >> 12] if move >> 12 else history[move & 4095] - HISTORY_LIMIT)
+    if (countermove and countermove != hash_move and countermove != first_killer and countermove != second_killer
+            and not position.is_capture(countermove) and position.is_pseudo_legal(countermove)):
+        yield countermove
+    else:
+        countermove = NO_MOVE
+    scored = [(_PROMOTION_ORDER[move >> 12] if move >> 12 else history[move & 4095] - _QUIET_ORDER_OFFSET)
               << _SCORE_SHIFT | move
               for move in position.quiet_moves()
-              if move != hash_move and move != first_killer and move != second_killer]
+              if move != hash_move and move != first_killer and move != second_killer and move != countermove]
     scored.sort(reverse=True)
     for item in scored:
         yield item & _MOVE_BITS
