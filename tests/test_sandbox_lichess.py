@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+import socket
+import struct
 import threading
+import urllib.parse
 from collections.abc import Iterator
 
 import pytest
@@ -343,3 +347,31 @@ def test_stop_ends_open_streams_and_joins_every_thread() -> None:
     assert set(threading.enumerate()) - before == set()
     events.close()
     game.close()
+
+
+def test_a_client_gone_mid_request_is_a_debug_line_not_a_traceback(
+        sandbox: Sandbox, capfd: pytest.CaptureFixture[str]) -> None:
+    noted = threading.Event()
+
+    class Noted(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "went away mid-request" in record.getMessage():
+                noted.set()
+
+    log = logging.getLogger("bot.sandbox.handler")
+    handler, level = Noted(logging.DEBUG), log.level
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    try:
+        address = urllib.parse.urlsplit(sandbox.url)
+        with socket.create_connection((address.hostname, address.port)) as connection:
+            # A move whose body never comes, then a reset: the server is left reading the body.
+            connection.sendall(b"POST /api/bot/game/g1/move/e2e4 HTTP/1.1\r\nHost: x\r\n"
+                               b"Authorization: Bearer tok-bot\r\nContent-Length: 100\r\n\r\nabc")
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        assert noted.wait(10)
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+    assert "Traceback" not in capfd.readouterr().err
+    assert ScriptedClient(sandbox.url, "tok-bot").get("/api/account").status_code == 200

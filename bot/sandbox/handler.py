@@ -12,6 +12,7 @@ import json
 import logging
 import re
 import socket
+import sys
 import threading
 import time
 import urllib.parse
@@ -115,6 +116,15 @@ class ClosingServer(ThreadingHTTPServer):
         finally:
             with self._connections_lock:
                 self._connections.discard(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-request (a bot killed, a browser tab closed) is no fault of
+        the server's: one line at debug level, not a traceback on stderr."""
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError):
+            logger.debug("client %s went away mid-request: %s", client_address[0], error)
+            return
+        super().handle_error(request, client_address)
 
     def close_connections(self) -> None:
         with self._connections_lock:
