@@ -8,6 +8,7 @@ pyffish sees no legal move and a check; none of the mates in 2 or 3 has a shorte
 from __future__ import annotations
 
 import pickle
+import random
 import threading
 import time
 
@@ -198,3 +199,18 @@ def test_node_limit_is_respected(nodes: int) -> None:
 def test_search_result_survives_pickling_for_worker_processes() -> None:
     result = Engine().search(KnightmateBoard(), Limits(depth=2))
     assert pickle.loads(pickle.dumps(result)) == result
+
+
+def test_history_scores_stay_within_their_bound_whatever_the_updates() -> None:
+    # Gravity: each update takes off the share of the bonus the score already has of the bound,
+    # so no run of rewards or penalties (here 2500 per move, random signs) pushes a score past it.
+    from bot.engine.search import HISTORY_BONUS_MAX, HISTORY_MAX, _update_history
+
+    rng = random.Random(3)
+    history = [0] * 4096
+    for _ in range(20_000):
+        _update_history(history, rng.randrange(8), rng.choice((1, -1)) * rng.randint(1, HISTORY_BONUS_MAX))
+    assert max(abs(score) for score in history) <= HISTORY_MAX
+    for _ in range(200):
+        _update_history(history, 0, HISTORY_BONUS_MAX)
+    assert HISTORY_MAX - HISTORY_BONUS_MAX < history[0] <= HISTORY_MAX

@@ -97,8 +97,9 @@ EVAL_CACHE_SIZE: Final = 200_000
 
 #: History scores stay within +-HISTORY_MAX: each update moves a score towards the bound by a
 #: share of the distance left ("gravity"), so old lessons fade as new ones come and no score
-#: runs away. A cut by a quiet move rewards it by HISTORY_BONUS(depth), and the quiet moves
-#: searched before it in that node lose as much: they were tried and did not cut.
+#: runs away. A cut by a quiet move rewards it by depth^2 + depth (at most HISTORY_BONUS_MAX),
+#: and the quiet moves searched before it in that node lose as much: they were tried and did
+#: not cut.
 HISTORY_MAX: Final = 16384
 HISTORY_BONUS_MAX: Final = 1600
 #: Quiet moves sort by history offset below every promotion (whose order keys are above -4096).
