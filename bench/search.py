@@ -1,12 +1,19 @@
 """Engine speed: time to a fixed depth and nodes per second on fixed positions, compiled against
 pure Python, and this install against another one.
 
-    python bench/search.py [--depth 6 | --movetime 400] [--hash 64] [--build compiled|pure]
-                           [--baseline /other/worktree/.venv/bin/python [--rounds 3]]
+    python bench/search.py [--depth 6 | --movetime 400 | --game 120 [--nodes 8000]] [--hash 64]
+                           [--build compiled|pure] [--baseline /other/worktree/.venv/bin/python [--rounds 3]]
 
 Each position is searched to a fixed depth from an empty hash table, or with ``--movetime`` for
 that many milliseconds, which shows the depth a move of a real game reaches (at 10+0.1 the
 engine spends 0.3-0.9 s on a middlegame move).
+
+``--game PLIES`` measures what a fresh table per position cannot show: the cost a node takes in
+play, where one engine searches move after move and its hash table, history and caches carry
+over (a table that fills up, or keeps entries across moves, costs more a node than an empty
+one). This install plays a game of at most PLIES plies against itself at ``--nodes`` a move
+first; then every build searches each position of that game in turn at the same node count.
+The nodes being equal, the CPU seconds compare directly.
 
 Every measurement runs in a fresh child process of this script. By default the installed build
 (compiled by mypyc, when it is) and the pure-Python sources (``KNIGHTMATE_BOT_PURE=1``, which
@@ -69,6 +76,37 @@ def measure(depth: int, movetime: int | None, hash_mb: int) -> tuple[str, list[R
     return build.running_build(), rows
 
 
+def measure_game(moves: list[str], nodes: int, hash_mb: int) -> tuple[str, list[Row]]:
+    """Searches each position of the game *moves* in turn with one engine, *nodes* a move, as in
+    play; returns the build's name and one row for the whole game."""
+    from bot.engine import Engine, Limits, build
+    from variant import KnightmateBoard
+
+    board, engine = KnightmateBoard(), Engine(hash_mb=hash_mb)
+    searched = deepest = 0
+    started, cpu_started = time.perf_counter(), time.process_time()
+    for uci in moves:
+        result = engine.search(board, Limits(nodes=nodes))
+        searched += result.nodes
+        deepest = max(deepest, result.depth)
+        board.push_uci(uci)
+    row = {"position": f"{len(moves)} plies", "depth": deepest, "nodes": searched,
+           "seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu_started, "move": "-"}
+    return build.running_build(), [row]
+
+
+def record_game(plies: int, nodes: int, hash_mb: int) -> list[str]:
+    """The moves of a game this install plays against itself at *nodes* a move, to its end or
+    *plies* plies: the positions every build then searches."""
+    from bot.engine import Engine, Limits
+    from variant import KnightmateBoard
+
+    board, engine = KnightmateBoard(), Engine(hash_mb=hash_mb)
+    while len(board.move_stack) < plies and not board.is_game_over(claim_draw=True):
+        board.push(engine.search(board, Limits(nodes=nodes)).move)
+    return [move.uci() for move in board.move_stack]
+
+
 def measure_in_child(python: str, pure: bool, args: argparse.Namespace) -> tuple[str, list[Row]]:
     """:func:`measure` in a fresh interpreter *python*, so each build is imported on its own."""
     env = dict(os.environ)
@@ -78,6 +116,8 @@ def measure_in_child(python: str, pure: bool, args: argparse.Namespace) -> tuple
     command = [python, __file__, "--child", "--depth", str(args.depth), "--hash", str(args.hash)]
     if args.movetime:
         command += ["--movetime", str(args.movetime)]
+    if args.moves:
+        command += ["--nodes", str(args.nodes), "--moves", " ".join(args.moves)]
     output = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
     build, rows = json.loads(output)
     return build, rows
@@ -116,10 +156,17 @@ def compare(compiled: list[Row], pure: list[Row], fixed_depth: bool) -> bool:
     return agree
 
 
-def compare_installs(this: list[Row], baseline: list[Row], fixed_depth: bool) -> None:
+def compare_installs(this: list[Row], baseline: list[Row], fixed_depth: bool, fixed_nodes: bool) -> None:
     """At a fixed depth, prints the baseline's CPU time to depth over this install's, per position
     and in total, with both installs' node counts and best moves, which say whether they searched
-    one tree; in timed searches, the depths reached and the ratio of CPU nodes per second."""
+    one tree; at fixed nodes (a game), the CPU time for those nodes; in timed searches, the depths
+    reached and the ratio of CPU nodes per second."""
+    if fixed_nodes:
+        new, old = this[0], baseline[0]
+        print(f"baseline / this install (cpu seconds for the same {new['nodes']} nodes: above 1 is faster here)")
+        print(f"  {new['position']:<12} {old['cpu'] / new['cpu']:>5.2f}x"
+              f"  deepest search {old['depth']} -> {new['depth']}")
+        return
     if not fixed_depth:
         print("this install / baseline (cpu nodes per second; depth reached)")
         for new, old in zip(this, baseline, strict=True):
@@ -139,18 +186,28 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--depth", type=int, default=6, help="search depth per position (default 6)")
     parser.add_argument("--movetime", type=int, help="search each position this many ms instead of to a depth")
+    parser.add_argument("--game", type=int, metavar="PLIES",
+                        help="search the positions of one game in turn, as in play, instead")
+    parser.add_argument("--nodes", type=int, default=8000, help="nodes a move with --game (default 8000)")
     parser.add_argument("--hash", type=int, default=64, help="hash table size in MB (default 64)")
     parser.add_argument("--build", choices=("compiled", "pure"), help="run only this build (default: both)")
     parser.add_argument("--baseline", metavar="PYTHON",
                         help="also measure the compiled build of the install this interpreter runs")
     parser.add_argument("--rounds", type=int, default=1, help="measurements per build, taking turns (default 1)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--moves", type=str.split, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(measure(args.depth, args.movetime, args.hash)))
+        print(json.dumps(measure_game(args.moves, args.nodes, args.hash) if args.moves
+                         else measure(args.depth, args.movetime, args.hash)))
         return 0
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    if args.game is not None and (args.game < 1 or args.movetime):
+        parser.error("--game takes a positive number of plies, and no --movetime")
+    if args.game:
+        args.moves = record_game(args.game, args.nodes, args.hash)
+        print(f"a game of {len(args.moves)} plies, {args.nodes} nodes a move")
 
     # (title, interpreter, pure, the build it must report)
     runs = [(wanted, sys.executable, wanted == "pure", wanted)
@@ -172,9 +229,10 @@ def main() -> int:
         print_build(name + (f", best of {args.rounds} rounds" if args.rounds > 1 else ""), rows)
     agree = True
     if "compiled" in results and "pure" in results:
-        agree = compare(results["compiled"], results["pure"], fixed_depth=not args.movetime)
+        agree = compare(results["compiled"], results["pure"], fixed_depth=not (args.movetime or args.moves))
     if "baseline" in results and "compiled" in results:
-        compare_installs(results["compiled"], results["baseline"], fixed_depth=not args.movetime)
+        compare_installs(results["compiled"], results["baseline"], fixed_depth=not args.movetime,
+                         fixed_nodes=bool(args.moves))
     return 0 if agree else 1
 
 
