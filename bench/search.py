@@ -108,7 +108,8 @@ def record_game(plies: int, nodes: int, hash_mb: int) -> list[str]:
 
 
 def measure_in_child(python: str, pure: bool, args: argparse.Namespace) -> tuple[str, list[Row]]:
-    """:func:`measure` in a fresh interpreter *python*, so each build is imported on its own."""
+    """:func:`measure` (or :func:`measure_game`, given a game's moves) in a fresh interpreter
+    *python*, so each build is imported on its own."""
     env = dict(os.environ)
     env.pop("KNIGHTMATE_BOT_PURE", None)
     if pure:

@@ -636,7 +636,7 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], cou
     by its first moves: the hash move before any generation, then captures that do not give
     material away (most valuable victim, cheapest attacker), then the killers and the
     countermove, the other quiet moves (promotions first, the rest by history), and last the
-    captures of a defended piece by a more valuable one."""
+    captures by a more valuable piece that lose their static exchange."""
     if hash_move and position.is_pseudo_legal(hash_move):
         yield hash_move
     else:
