@@ -662,10 +662,10 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], cou
 
     first_killer, second_killer = killers
     for killer in killers:
-        if killer and killer != hash_move and not position.is_capture(killer) and position.is_pseudo_legal(killer):
+        if _is_playable_quiet(position, killer, hash_move):
             yield killer
-    if (countermove and countermove != hash_move and countermove != first_killer and countermove != second_killer
-            and not position.is_capture(countermove) and position.is_pseudo_legal(countermove)):
+    if countermove != first_killer and countermove != second_killer \
+            and _is_playable_quiet(position, countermove, hash_move):
         yield countermove
     else:
         countermove = NO_MOVE
@@ -679,6 +679,13 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], cou
     bad.sort(reverse=True)
     for item in bad:
         yield item & _MOVE_BITS
+
+
+def _is_playable_quiet(position: Position, move: Move, hash_move: Move) -> bool:
+    """Whether a remembered quiet move (a killer, a countermove) is to be tried here: it is a
+    move, not the hash move already tried, and still a pseudo-legal non-capture in this position
+    (it was learnt in another)."""
+    return move != NO_MOVE and move != hash_move and not position.is_capture(move) and position.is_pseudo_legal(move)
 
 
 def _by_capture_value(position: Position, moves: list[Move]) -> list[tuple[int, Move]]:
