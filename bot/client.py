@@ -616,11 +616,6 @@ class Client:
         """Breaks the game's current stream so that it is reopened (and its ``gameFull`` read)."""
         self._interrupt(self._game_stream_path(game_id))
 
-    def interrupt_event_stream(self) -> None:
-        """Breaks the event stream so that it is reopened: pychess then re-sends ``gameStart`` for
-        unfinished games that have a move and no open game stream (API.md)."""
-        self._interrupt(PATHS["stream_event"])
-
     def _interrupt(self, path: str) -> None:
         with self._streams_lock:
             streams = [stream for stream in self._open_streams if stream.url.endswith(path)]

@@ -7,7 +7,8 @@ is logged and skipped, never a reason to reopen the stream. Challenges are answe
 helper thread so an HTTP pause on ``accept`` never stalls the stream, and a challenge the runner
 fails to decide on is declined, not left unanswered. A ``gameStart`` for a game already being
 played is ignored: one game, one player; one beyond ``challenge.concurrency`` waits in a queue
-until a game ends (see :meth:`Runner._start_player`).
+until a game ends (see :meth:`Runner._start_player`). An accepted challenge whose ``gameStart``
+never comes is played all the same, under the challenge's id (see :data:`MISSING_GAME_START_S`).
 
 Shutdown (``stop`` set, from SIGINT/SIGTERM in the CLI): stop accepting, interrupt every stream,
 let the players leave (their games stay in the state file for the next start), and return 0
@@ -42,8 +43,11 @@ log = logging.getLogger(__name__)
 
 #: An accepted challenge counts against the concurrency limit until its game starts, or this long.
 PENDING_ACCEPT_S = 30.0
-#: An accepted challenge whose gameStart has not come after this long makes the bot reopen its event
-#: stream once: a pychess stream handler lingering after a reconnect can swallow one event (API.md).
+#: An accepted challenge whose gameStart has not come after this long is played without one: its game
+#: has the challenge's id on both servers (pychess creates it under the id the accept names), so
+#: the bot opens that game's stream itself. A pychess event stream handler lingering after a
+#: reconnect can swallow the gameStart (API.md), and reopening the event stream does not bring it
+#: back for a game without a move; a bot that waited for it would lose the game on time.
 MISSING_GAME_START_S = 8.0
 #: Results of finished games kept for :meth:`Runner.wait_game_done`.
 FINISHED_GAMES_KEPT = 1000
@@ -70,7 +74,6 @@ class Runner:
         self._game_engines: dict[str, GameEngine] = {}
         self._pending: dict[str, float] = {}
         self._queued: list[str] = []     # games started beyond challenge.concurrency, oldest first
-        self._rechecked: set[str] = set()
         self._lock = threading.Lock()
         self._answers = ThreadPoolExecutor(max_workers=1, thread_name_prefix="challenges")
         self._done: dict[str, Result | None] = {}
@@ -136,6 +139,7 @@ class Runner:
         events = threading.Thread(target=self._read_events, name="events", daemon=True)
         events.start()
         while not stop.wait(0.5):
+            self._play_missing_game_starts()
             if (finish is not None and finish.is_set()) or stop_file.exists():
                 stop_file.unlink(missing_ok=True)
                 self.finish_games()
@@ -202,7 +206,6 @@ class Runner:
             log.exception("handling %s failed; skipped", type(event).__name__)
 
     def _on_event(self, event: EventStreamEvent) -> None:
-        self._recheck_missing_game_starts()
         if isinstance(event, ChallengeReceived):
             if self.accepting:
                 self._answers.submit(self._answer, event.challenge)
@@ -239,15 +242,16 @@ class Runner:
             else:
                 log.exception("%s: answer failed", what)
 
-    def _recheck_missing_game_starts(self) -> None:
+    def _play_missing_game_starts(self) -> None:
+        """Starts the game of each challenge accepted MISSING_GAME_START_S ago whose gameStart has not
+        come. A game that does not exist ends its player at once (the stream's 404), with a log line."""
         now = time.monotonic()
         with self._lock:
-            missing = [key for key, at in self._pending.items()
-                       if now - at > MISSING_GAME_START_S and key not in self._rechecked]
-            self._rechecked.update(missing)
-        if missing:
-            log.warning("no gameStart for accepted challenge(s) %s; reopening the event stream", ", ".join(missing))
-            self.client.interrupt_event_stream()
+            missing = [key for key, at in self._pending.items() if now - at > MISSING_GAME_START_S]
+        for game_id in missing:
+            log.warning("game %s: no gameStart %.0f s after accepting its challenge; opening its stream anyway",
+                        game_id, MISSING_GAME_START_S)
+            self._start_player(game_id)
 
     def clock_share(self) -> float:
         """The part of a search worker each game can count on: 1 until games outnumber workers."""
@@ -259,7 +263,6 @@ class Runner:
         now = time.monotonic()
         with self._lock:
             self._pending = {key: at for key, at in self._pending.items() if now - at < PENDING_ACCEPT_S}
-            self._rechecked &= set(self._pending)
             return len(self._players) + len(self._pending)
 
     # -- games -----------------------------------------------------------------------------------

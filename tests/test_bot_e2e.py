@@ -21,6 +21,7 @@ import pytest
 import requests
 from test_bot_e2e_support import BOT, TOKEN, LocalBot, bot_settings, check_game, decline_reason, make_sandbox, play
 
+from bot import runner
 from bot.config import ChallengeSettings
 from bot.engine import Limits, SearchResult
 from bot.sandbox import GameRecord, Sandbox
@@ -179,6 +180,18 @@ def test_a_game_start_for_a_game_in_play_does_not_start_a_second_player(sandbox:
     sandbox.wait_connections("event", BOT, 2, timeout=10)
     check_game(sandbox, game_id, bot)
     assert sandbox.connections("game", BOT, game_id) == 1          # one player, one stream
+
+
+def test_a_game_whose_game_start_never_came_is_played_from_its_challenge_id(
+        sandbox: Sandbox, bot: LocalBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pychess loses the event a lingering stream handler takes; reopening the event stream does not
+    # bring back the gameStart of a game without a move, and the bot is white here: it must move first.
+    monkeypatch.setattr(runner, "MISSING_GAME_START_S", 1.0)
+    sandbox.faults.lose_event("gameStart", BOT)
+    game_id = play(sandbox, color="black")
+    check_game(sandbox, game_id, bot)
+    assert ("lose", "gameStart") in sandbox.faults.fired
+    assert sandbox.connections("game", BOT, game_id) == 1
 
 
 def test_shutdown_leaves_the_game_in_the_state_file_and_takes_seconds(sandbox: Sandbox, tmp_path: Path,

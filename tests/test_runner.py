@@ -95,9 +95,6 @@ class ScriptedClient:
     def chat(self, game_id: str, text: str) -> None:
         pass
 
-    def interrupt_event_stream(self) -> None:
-        pass
-
     def close(self) -> None:
         self.stop.set()
 

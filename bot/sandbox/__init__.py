@@ -35,7 +35,7 @@ Control API
         sandbox.decline_reason(cid)                       # the reason key the server understood
         sandbox.cancel_challenge(cid)                     # challengeCanceled, as the challenger would
         sandbox.challenges_from("mybot")                  # ids of challenges an account created
-        game_id = sandbox.game_of_challenge(cid)          # None until accepted
+        game_id = sandbox.game_of_challenge(cid)          # None until accepted; the challenge id after
         game_id = sandbox.rematch("randy", "mybot", limit_s=60, increment_s=1, color="white")
                                                           # gameStart with no challenge line first
 
@@ -65,6 +65,7 @@ Control API
         sandbox.faults.malformed_line("game", game_id=game_id)  # the next write is not JSON
         sandbox.faults.round_socket("silent", count=2)    # pychess round socket: "silent", "garbage", "close"
         sandbox.faults.refuse_game_stream(game_id, seconds=6)  # pychess: 200 + raw 409 for that game's stream
+        sandbox.faults.lose_event("gameStart", "mybot")   # the next such event never arrives (pychess)
         sandbox.faults.fired                              # [("move", "429"), ("drop", "game"), ...]
         sandbox.faults.wait_fired(1, timeout=10)          # until a fault armed for "next" has fired
 

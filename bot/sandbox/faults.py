@@ -4,8 +4,9 @@ Tests call these to reproduce what bots meet in the wild (API.md, "Rate limits a
 HTTP 429 with ``Retry-After`` or a 5xx for the next requests of a kind, a stream cut mid-game, a
 stream that says nothing with its socket still open, a line that is not JSON, pychess's 200 with a
 raw 409 inside for a game stream the server still counts open (a bot restarted after a crash meets
-it for up to 6 s; for a game that ended meanwhile it comes for ever, which needs no fault). Every fault that
-fires is appended to :attr:`Faults.fired`. Faults never change game state: only what the client
+it for up to 6 s; for a game that ended meanwhile it comes for ever, which needs no fault), an event
+lost the way a lingering pychess stream handler loses it. Every fault that fires is appended to
+:attr:`Faults.fired`. Faults never change game state: only what the client
 sees of it.
 """
 
@@ -17,6 +18,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from bot.sandbox.dialect import JsonObject
+from bot.sandbox.model import Account
 from bot.sandbox.streams import Stream
 from bot.sandbox.world import World
 
@@ -48,10 +51,12 @@ class Faults:
         self._garbage: list[tuple[str, str | None]] = []
         self._round_sockets: collections.deque[str] = collections.deque()
         self._refused_until: dict[str, float] = {}
+        self._lost_events: list[tuple[str, str]] = []
         #: Every fault that fired, in order: (what, detail), e.g. ("move", "429"), ("drop", "game").
         self.fired: list[tuple[str, str]] = []
         world.garbage_due = self._take_garbage
         world.game_stream_refused = self._game_stream_refused
+        world.event_lost = self._event_lost
 
     def http_status(self, kind: str, status: int, count: int = 1, retry_after: float | None = None) -> None:
         """Answers the next *count* requests of *kind* (see :data:`REQUEST_KINDS`) with *status*
@@ -109,6 +114,22 @@ class Faults:
                 self._refused_until.pop(game_id, None)
                 return False
             self._record([("refuse", "game")])
+            return True
+
+    def lose_event(self, event_type: str, username: str) -> None:
+        """Loses the next event of *event_type* (``gameStart``, ``challenge``...) meant for
+        *username*: what pychess does to the event a lingering stream handler takes after a
+        reconnect (API.md). The game or challenge goes on; only that line never arrives."""
+        with self._lock:
+            self._lost_events.append((event_type, username.lower()))
+
+    def _event_lost(self, account: Account, event: JsonObject) -> bool:
+        with self._lock:
+            armed = (str(event.get("type")), account.id)
+            if armed not in self._lost_events:
+                return False
+            self._lost_events.remove(armed)
+            self._record([("lose", armed[0])])
             return True
 
     def drop_event_stream(self, username: str | None = None) -> int:

@@ -75,6 +75,8 @@ class World:
         self.garbage_due: Callable[[Stream], bool] = lambda stream: False
         #: Whether a game stream asked for now is refused as if another one still counted open (a fault).
         self.game_stream_refused: Callable[[str], bool] = lambda game_id: False
+        #: Whether this event for this account is lost on its way, as a lingering pychess handler loses it (a fault).
+        self.event_lost: Callable[[Account, JsonObject], bool] = lambda account, event: False
         self.stopping = False
         self._tokens: dict[str, str] = {}
         self._event_feeds: dict[str, Feed] = {}
@@ -240,7 +242,8 @@ class World:
     def _start_game(self, challenge: Challenge) -> None:
         challenger, dest = challenge.challenger, challenge.dest
         white, black = (challenger, dest) if challenge.final_color == "white" else (dest, challenger)
-        game = Game(new_id(), challenge, white, black, time.monotonic())
+        # Both servers give the game its challenge's id (pychess creates it under the id the accept names).
+        game = Game(challenge.id, challenge, white, black, time.monotonic())
         challenge.status = "accepted"
         challenge.game_id = game.id
         self.games[game.id] = game
@@ -334,6 +337,8 @@ class World:
     def _send_event(self, account: Account, obj: JsonObject) -> None:
         if account.strategy is not None:
             return  # in-process opponents read the world directly
+        if self.event_lost(account, obj):
+            return
         line = ndjson(obj)
         if self.dialect.shared_event_queue:
             self._event_feeds.setdefault(account.id, Feed()).put(line)
