@@ -44,7 +44,7 @@ import os
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import Any, Literal
 
 POSITIONS = {
     "start": "rmbqkbmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQkq - 0 1",
@@ -103,7 +103,9 @@ def record_game(plies: int, nodes: int, hash_mb: int) -> list[str]:
 
     board, engine = KnightmateBoard(), Engine(hash_mb=hash_mb)
     while len(board.move_stack) < plies and not board.is_game_over(claim_draw=True):
-        board.push(engine.search(board, Limits(nodes=nodes)).move)
+        move = engine.search(board, Limits(nodes=nodes)).move
+        assert move is not None  # the game is not over, so there is a legal move
+        board.push(move)
     return [move.uci() for move in board.move_stack]
 
 
@@ -157,18 +159,23 @@ def compare(compiled: list[Row], pure: list[Row], fixed_depth: bool) -> bool:
     return agree
 
 
-def compare_installs(this: list[Row], baseline: list[Row], fixed_depth: bool, fixed_nodes: bool) -> None:
+#: What one measurement holds fixed: a depth per position, a time per position (``--movetime``),
+#: or nodes per move along one game (``--game``).
+Mode = Literal["depth", "time", "game"]
+
+
+def compare_installs(this: list[Row], baseline: list[Row], mode: Mode) -> None:
     """At a fixed depth, prints the baseline's CPU time to depth over this install's, per position
     and in total, with both installs' node counts and best moves, which say whether they searched
     one tree; at fixed nodes (a game), the CPU time for those nodes; in timed searches, the depths
     reached and the ratio of CPU nodes per second."""
-    if fixed_nodes:
+    if mode == "game":
         new, old = this[0], baseline[0]
         print(f"baseline / this install (cpu seconds for the same {new['nodes']} nodes: above 1 is faster here)")
         print(f"  {new['position']:<12} {old['cpu'] / new['cpu']:>5.2f}x"
               f"  deepest search {old['depth']} -> {new['depth']}")
         return
-    if not fixed_depth:
+    if mode == "time":
         print("this install / baseline (cpu nodes per second; depth reached)")
         for new, old in zip(this, baseline, strict=True):
             ratio = (new["nodes"] / new["cpu"]) / (old["nodes"] / old["cpu"])
@@ -228,12 +235,12 @@ def main() -> int:
     for title, rows in results.items():
         name = f"baseline ({args.baseline}), compiled build" if title == "baseline" else f"{title} build"
         print_build(name + (f", best of {args.rounds} rounds" if args.rounds > 1 else ""), rows)
+    mode: Mode = "game" if args.moves else "time" if args.movetime else "depth"
     agree = True
     if "compiled" in results and "pure" in results:
-        agree = compare(results["compiled"], results["pure"], fixed_depth=not (args.movetime or args.moves))
+        agree = compare(results["compiled"], results["pure"], fixed_depth=mode == "depth")
     if "baseline" in results and "compiled" in results:
-        compare_installs(results["compiled"], results["baseline"], fixed_depth=not args.movetime,
-                         fixed_nodes=bool(args.moves))
+        compare_installs(results["compiled"], results["baseline"], mode)
     return 0 if agree else 1
 
 
