@@ -1,4 +1,4 @@
-"""The quiescence capture generator against KnightmateBoard's own move generation."""
+"""The quiescence capture and check generators against KnightmateBoard's own move generation."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from random_positions import random_positions
 
 from bot.engine.evaluation import PIECE_VALUES
 from bot.engine.moves import captures as position_captures
-from bot.engine.moves import static_exchange
+from bot.engine.moves import quiet_checks, static_exchange
 from bot.engine.position import Position, decode, encode
 from variant import KnightmateBoard
 
@@ -138,3 +138,27 @@ def test_static_exchange_of_known_positions(fen: str, uci: str, expected: int) -
     move = chess.Move.from_uci(uci)
     assert move in board.pseudo_legal_moves
     assert static_exchange(Position.from_board(board), encode(move)) == expected
+
+def test_quiet_checks_are_the_quiet_moves_whose_piece_then_attacks_the_royal_knight() -> None:
+    """Against the board: every pseudo-legal move to an empty square (no promotion, no castling)
+    after which the moved piece attacks the enemy royal knight, and nothing else. The royal
+    knight's own moves never count: standing where it attacks the other, it is attacked too."""
+    found = 0
+    for board in random_positions(300, seed=61, plies=range(4, 120), unfinished=True):
+        enemy_royal = board.king(not board.turn)
+        if enemy_royal is None:
+            continue
+        expected = set()
+        for move in board.generate_pseudo_legal_moves():
+            if board.piece_at(move.to_square) or move.promotion or board.is_castling(move) \
+                    or board.is_en_passant(move) or board.piece_type_at(move.from_square) == chess.KING:
+                continue
+            board.push(move)
+            if board.attackers_mask(not board.turn, enemy_royal) & chess.BB_SQUARES[move.to_square]:
+                expected.add(move)
+            board.pop()
+        generated = [decode(move) for move in quiet_checks(Position.from_board(board))]
+        assert len(generated) == len(set(generated))
+        assert set(generated) == expected, board.fen()
+        found += len(expected)
+    assert found > 100

@@ -1,4 +1,4 @@
-"""Capture generation for the quiescence search, and the static exchange evaluation.
+"""Capture and check generation for the quiescence search, and the static exchange evaluation.
 
 Captures come out in search order: by victim, most valuable first, and for each victim by
 attacker, cheapest first (MVV-LVA). Victims worth less than the caller's threshold are never
@@ -19,7 +19,22 @@ from typing import Final
 
 import chess
 
-from bot.engine.constants import BB_RANK_1, BB_RANK_8, BB_SQUARES, WHITE, Bitboard, top_square
+from bot.engine.constants import (
+    BB_DIAG_ATTACKS,
+    BB_DIAG_MASKS,
+    BB_FILE_ATTACKS,
+    BB_FILE_MASKS,
+    BB_KING_ATTACKS,
+    BB_PAWN_ATTACKS,
+    BB_RANK_1,
+    BB_RANK_8,
+    BB_RANK_ATTACKS,
+    BB_RANK_MASKS,
+    BB_SQUARES,
+    WHITE,
+    Bitboard,
+    top_square,
+)
 from bot.engine.evaluation import PIECE_VALUES
 from bot.engine.position import BISHOP, COMMONER, PAWN, QUEEN, ROOK, ROYAL, Move, Position
 
@@ -125,3 +140,32 @@ def captures(position: Position, min_gain: int, skip_losing: bool = False) -> li
             scored.append((gain * 8 - attacker, gain, move))
     scored.sort(reverse=True)
     return [(gain, move) for _, gain, move in scored]
+
+
+def quiet_checks(position: Position) -> list[Move]:
+    """Pseudo-legal moves to empty squares, promotions and castling left out, that attack the
+    enemy royal knight from where they land: commoner steps next to it, pawn steps to a square
+    that attacks it, slider moves onto its open lines. Discovered checks are not looked for.
+
+    The targets are found from the royal knight outwards, so only moves to those few squares are
+    generated, and then each is kept if its own piece gives check from there.
+    """
+    them = not position.turn
+    royal = position.kings & position.side(them)
+    if not royal:
+        return []
+    target = top_square(royal)
+    occupied = position.occupied
+    diagonal = BB_DIAG_ATTACKS[target][BB_DIAG_MASKS[target] & occupied]
+    straight = (BB_RANK_ATTACKS[target][BB_RANK_MASKS[target] & occupied]
+                | BB_FILE_ATTACKS[target][BB_FILE_MASKS[target] & occupied])
+    # Where each piece type (indexed as python-chess's) gives check from: a pawn of ours there
+    # attacks the target as an enemy pawn on the target attacks that square.
+    checking: tuple[Bitboard, ...] = (0, BB_PAWN_ATTACKS[them][target], BB_KING_ATTACKS[target], diagonal,
+                                      straight, diagonal | straight, 0)
+    squares = (checking[1] | checking[2] | diagonal | straight) & ~occupied
+    if not squares:
+        return []
+    types = position.types
+    return [move for move in position.moves_to(squares)
+            if not move >> 12 and BB_SQUARES[move >> 6 & 63] & checking[types[move & 63]]]

@@ -329,7 +329,7 @@ class Position:
         position where it can be taken is never searched), en passant included when *targets*
         holds the pawn that can be taken, and every promotion by capture."""
         them = not self.turn
-        moves = self._moves(targets & self.side(them) & ~self.kings)
+        moves = self.moves_to(targets & self.side(them) & ~self.kings)
         ep_square = self.ep_square
         if ep_square >= 0 and targets & BB_SQUARES[ep_square ^ 8]:
             pawns = BB_PAWN_ATTACKS[them][ep_square] & self.pawns & self.side(self.turn)
@@ -342,7 +342,7 @@ class Position:
     def quiet_moves(self) -> list[Move]:
         """Pseudo-legal moves to empty squares (promotions included, en passant not), and the
         castling moves, which are generated legal."""
-        moves = self._moves(~self.occupied)
+        moves = self.moves_to(~self.occupied)
         if self.castling:
             self._add_castling(moves)
         return moves
@@ -361,7 +361,7 @@ class Position:
             self.pop()
         return legal
 
-    def _moves(self, targets: Bitboard) -> list[Move]:
+    def moves_to(self, targets: Bitboard) -> list[Move]:
         """Pseudo-legal moves without castling and en passant to squares in *targets* (which
         must hold no own piece)."""
         moves: list[Move] = []
@@ -625,7 +625,7 @@ class Position:
             return move in castles
         if piece == PAWN:
             return move in self.captures(BB_SQUARES[to_square] | BB_SQUARES[to_square ^ 8]) \
-                or move in self._moves(BB_SQUARES[to_square] & ~self.occupied)
+                or move in self.moves_to(BB_SQUARES[to_square] & ~self.occupied)
         to_mask = BB_SQUARES[to_square]
         if move >> 12 or to_mask & (self.side(self.turn) | self.kings):
             return False

@@ -7,7 +7,8 @@ pseudo-legally and checked for legality only when they are searched (a pushed mo
 the own royal knight attacked is taken back).
 
 Search features: transposition table, quiescence search on captures (all evasions when in check;
-captures of defended victims by bigger pieces left out), move ordering in stages (hash move tried
+captures of defended victims by bigger pieces left out; at its first ply also the quiet moves
+that give check, since mates come early in Knightmate), move ordering in stages (hash move tried
 before any generation, captures by victim then attacker, two killers per ply and a countermove,
 quiet moves by history, captures that lose their exchange last), check extension, null-move
 pruning (only with pieces besides pawns, against zugzwang), late-move reductions, reverse
@@ -39,7 +40,7 @@ from bot.engine import evaluation
 from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, Ponder, budget
 from bot.engine.constants import BB_SQUARES, popcount
-from bot.engine.moves import captures, static_exchange
+from bot.engine.moves import captures, quiet_checks, static_exchange
 from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
 from bot.engine.result import SearchResult as SearchResult  # re-exported: callers import it from here
 from variant import KnightmateBoard, insufficient_material
@@ -351,7 +352,7 @@ class _Search:
         if in_check:
             depth += 1
         if depth <= 0 or ply >= MAX_PLY:
-            return self._quiescence_node(alpha, beta, ply, in_check)  # this node, already counted
+            return self._quiescence_node(alpha, beta, ply, in_check, True)  # this node, already counted
 
         key = self.keys[-1]
         entry = self.tt.get(key)
@@ -448,11 +449,12 @@ class _Search:
         self.nodes += 1
         if self.nodes >= self.next_check:
             self._checkpoint()
-        return self._quiescence_node(alpha, beta, ply, self.position.in_check())
+        return self._quiescence_node(alpha, beta, ply, self.position.in_check(), False)
 
-    def _quiescence_node(self, alpha: int, beta: int, ply: int, in_check: bool) -> int:
+    def _quiescence_node(self, alpha: int, beta: int, ply: int, in_check: bool, first: bool) -> int:
         """Quiescence search of a node already counted (by :meth:`_quiescence`, or by
-        :meth:`_search` at its horizon, which also knows whether the side to move is in check)."""
+        :meth:`_search` at its horizon, which also knows whether the side to move is in check).
+        At the *first* quiescence ply the quiet checks are tried after the captures."""
         position = self.position
         moves: list[tuple[int, Move]]
         if in_check:
@@ -470,6 +472,10 @@ class _Search:
             best = stand_pat
             # Delta pruning: captures that cannot lift the score to alpha are not generated.
             moves = captures(position, alpha - stand_pat - DELTA_MARGIN + 1, skip_losing=True)
+            if first:
+                # A check that loses its exchange is taken at once (unless it mates, which the
+                # search proper finds a ply earlier).
+                moves += [(0, move) for move in quiet_checks(position) if static_exchange(position, move) >= 0]
         pin_squares = position.pin_squares(in_check)
         for _, move in moves:
             self._push(move)
