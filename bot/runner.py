@@ -274,7 +274,8 @@ class Runner:
         with self._lock:
             if game_id in self._players or game_id in self._done or not self.accepting:
                 return  # played already, or over: a late gameStart must not open it again
-            # Lichess game ids equal challenge ids; otherwise the oldest pending accept is this game.
+            # Both servers give a game its challenge's id; a game with another id (a pychess rematch has
+            # no challenge) takes the place of the oldest pending accept.
             if self._pending.pop(game_id, None) is None and self._pending:
                 self._pending.pop(min(self._pending, key=self._pending.__getitem__))
             if not resumed and len(self._players) >= self.settings.challenge.concurrency:
