@@ -372,16 +372,33 @@ def _threat_terms(position: Position, own: Bitboard, enemy: Bitboard, pawn_attac
     if royal and (position.queens | position.rooks) & enemy:
         flight = BB_KNIGHT_ATTACKS[top_square(royal)] & ~own & ~enemy_attacks
         mg += ESCAPE_SQUARE_BONUS[min(popcount(flight), 7)]
-    mg += SAFE_CHECK_BONUS * popcount(checks & ~enemy_attacks)
+    if checks:
+        mg += SAFE_CHECK_BONUS * popcount(checks & ~enemy_attacks)
 
+    # Most of these sets are empty at most nodes: count only those that are not.
     pieces = enemy & ~position.pawns & ~royals
-    heavy = (position.rooks | position.queens) & enemy
-    threats = (popcount(pawn_attacks & pieces), popcount(minor_attacks & heavy),
-               popcount(rook_attacks & position.queens & enemy), popcount(attacks & pieces & ~enemy_attacks))
-    mg += (THREAT_BY_PAWN[0] * threats[0] + THREAT_BY_MINOR[0] * threats[1]
-           + THREAT_BY_ROOK[0] * threats[2] + HANGING[0] * threats[3])
-    eg += (THREAT_BY_PAWN[1] * threats[0] + THREAT_BY_MINOR[1] * threats[1]
-           + THREAT_BY_ROOK[1] * threats[2] + HANGING[1] * threats[3])
+    hit = attacks & pieces
+    if hit:
+        by_pawns = pawn_attacks & hit
+        if by_pawns:
+            count = popcount(by_pawns)
+            mg += THREAT_BY_PAWN[0] * count
+            eg += THREAT_BY_PAWN[1] * count
+        heavy = minor_attacks & (position.rooks | position.queens) & hit
+        if heavy:
+            count = popcount(heavy)
+            mg += THREAT_BY_MINOR[0] * count
+            eg += THREAT_BY_MINOR[1] * count
+        queens = rook_attacks & position.queens & hit
+        if queens:
+            count = popcount(queens)
+            mg += THREAT_BY_ROOK[0] * count
+            eg += THREAT_BY_ROOK[1] * count
+        hanging = hit & ~enemy_attacks
+        if hanging:
+            count = popcount(hanging)
+            mg += HANGING[0] * count
+            eg += HANGING[1] * count
 
     if passed:
         white = bool(own & position.white)
