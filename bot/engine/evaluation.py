@@ -50,13 +50,14 @@ if TYPE_CHECKING:  # position.py imports this module's tables; the evaluation on
 # the "typical" mobility counts and LAZY_MARGIN was then refit to game results by
 # bench/tune_evaluation.py (Texel's method; 75k quiet positions from 965 Fairy-Stockfish self-play
 # games, 2026-12-01), which writes them here; the refit beat the estimates in an A/B match
-# (bench/README.md). The terms' comments say why each term exists, not where its value came from.
+# (bench/README.md). The threat, safe-check and passed-path terms came on 2026-12-02 with a
+# refit of every number on 382k quiet positions from 5,123 games. The terms' comments say why each term exists, not where its value came from.
 # ---------------------------------------------------------------------------------------------
 
 #: Material in centipawns, indexed by python-chess piece type (COMMONER is chess.KNIGHT).
-PIECE_VALUES: Final[tuple[int, ...]] = (0, 84, 261, 344, 481, 1007, 0)
+PIECE_VALUES: Final[tuple[int, ...]] = (0, 83, 284, 329, 490, 1013, 0)
 #: The bishop pair bonus (the rules document says +0.5).
-BISHOP_PAIR: Final = 57
+BISHOP_PAIR: Final = 40
 
 #: Game phase weight of each piece type (chess convention: minor 1, rook 2, queen 4); the
 #: commoner counts as a minor. 24 = all pieces on the board = pure middlegame.
@@ -72,50 +73,50 @@ PHASE_TOTAL: Final = 24
 # and bishop checks (and the stricter royal table below) the engine scored +25 =15 -20 against
 # itself without them (bench/README.md).
 #: By safe flight squares (empty or enemy, not attacked), the last entry for 7 or 8.
-ESCAPE_SQUARE_BONUS: Final[tuple[int, ...]] = (-50, -17, -10, -13, -12, 8, 8, 10)
-QUEEN_CHECK_PENALTY: Final = 3  # per square from which the enemy queen can check next move
-ROOK_CHECK_PENALTY: Final = 30  # per square from which an enemy rook can check next move
-BISHOP_CHECK_PENALTY: Final = 16  # per square from which an enemy bishop can check next move
-COMMONER_CHECK_PENALTY: Final = 26  # per square from which an enemy commoner can check next move
-QUEEN_NEAR_PENALTY: Final[tuple[int, ...]] = (0, 40, 30, 14, 9, 7, 4, -4)  # by Chebyshev distance of the enemy queen
+ESCAPE_SQUARE_BONUS: Final[tuple[int, ...]] = (-32, -27, -19, -19, -10, 10, 8, 10)
+QUEEN_CHECK_PENALTY: Final = 10  # per square from which the enemy queen can check next move
+ROOK_CHECK_PENALTY: Final = 49  # per square from which an enemy rook can check next move
+BISHOP_CHECK_PENALTY: Final = 15  # per square from which an enemy bishop can check next move
+COMMONER_CHECK_PENALTY: Final = 36  # per square from which an enemy commoner can check next move
+QUEEN_NEAR_PENALTY: Final[tuple[int, ...]] = (0, 40, 31, 13, 8, 12, -2, 2)  # by Chebyshev distance of the enemy queen
 #: Per square from which a check can be given next move that the defender does not attack: the
 #: checks above count every square, yet a check from a defended square usually loses the checker.
-SAFE_CHECK_BONUS: Final = 10
+SAFE_CHECK_BONUS: Final = 35
 
 # Commoner activity: a commoner is a short-range piece that needs room; count its steps.
-COMMONER_MOBILITY: Final = 8  # per square it can step to (empty or enemy)
+COMMONER_MOBILITY: Final = 5  # per square it can step to (empty or enemy)
 
 # Slider mobility: (middlegame, endgame) centipawns per square attacked that is not an own piece,
 # counted from a typical number of squares (the typical counts are chess practice, not fitted).
-BISHOP_MOBILITY: Final = (4, 3, 6)  # (mg, eg, typical squares)
-ROOK_MOBILITY: Final = (2, 5, 6)
-QUEEN_MOBILITY: Final = (0, 11, 12)
-ROOK_OPEN_FILE: Final = (38, 14)  # (mg, eg): no pawns on the file
-ROOK_HALF_OPEN_FILE: Final = (11, 13)  # only enemy pawns on the file
+BISHOP_MOBILITY: Final = (1, 4, 6)  # (mg, eg, typical squares)
+ROOK_MOBILITY: Final = (3, -1, 6)
+QUEEN_MOBILITY: Final = (-1, 17, 12)
+ROOK_OPEN_FILE: Final = (32, 10)  # (mg, eg): no pawns on the file
+ROOK_HALF_OPEN_FILE: Final = (25, 9)  # only enemy pawns on the file
 
 # Threats, (mg, eg) per enemy piece: the search sees only the exchanges it plays out, and
 # quiescence stands pat in positions where a piece of the side to move is attacked by a lesser
 # one or not defended at all.
-THREAT_BY_PAWN: Final = (30, 20)  # a piece (not a pawn) attacked by a pawn
-THREAT_BY_MINOR: Final = (20, 15)  # a rook or queen attacked by a commoner or bishop
-THREAT_BY_ROOK: Final = (20, 15)  # a queen attacked by a rook
-HANGING: Final = (15, 10)  # a piece (not a pawn) attacked and not defended
+THREAT_BY_PAWN: Final = (34, 21)  # a piece (not a pawn) attacked by a pawn
+THREAT_BY_MINOR: Final = (29, 18)  # a rook or queen attacked by a commoner or bishop
+THREAT_BY_ROOK: Final = (22, 16)  # a queen attacked by a rook
+HANGING: Final = (13, 16)  # a piece (not a pawn) attacked and not defended
 #: The side to move is better off by about this much, which also damps the
 #: odd-even swing of iterative deepening.
-TEMPO: Final = 15
+TEMPO: Final = 20
 
 # Pawn structure (passed pawns matter more here because a commoner promotion
 # option and the royal knight's poor blockading make them harder to stop).
-PASSED_PAWN_MG: Final[tuple[int, ...]] = (0, 1, 6, 17, 15, 40, 68, 0)  # by rank from the pawn's own side
-PASSED_PAWN_EG: Final[tuple[int, ...]] = (0, 9, 24, 41, 47, 86, 133, 0)
+PASSED_PAWN_MG: Final[tuple[int, ...]] = (0, 4, 1, 7, 16, 36, 68, 0)  # by rank from the pawn's own side
+PASSED_PAWN_EG: Final[tuple[int, ...]] = (0, 13, 27, 31, 46, 87, 131, 0)
 #: A passed pawn whose path to promotion is empty and not attacked by the enemy, by rank (endgame).
-PASSED_FREE_PATH: Final[tuple[int, ...]] = (0, 0, 0, 5, 10, 20, 40, 0)
+PASSED_FREE_PATH: Final[tuple[int, ...]] = (0, 0, 0, 7, 12, 24, 43, 0)
 #: (enemy, own) royal knight: endgame centipawns per knight move between it and the square in
 #: front of a passed pawn, times how far the pawn has come (its rank from its own side less 2).
 #: A knight is a poor blockader, and a knight-move distance is not a king's distance.
-PASSED_ROYAL_DISTANCE: Final = (5, -2)
-DOUBLED_PAWN: Final = -6
-ISOLATED_PAWN: Final = -17
+PASSED_ROYAL_DISTANCE: Final = (11, -9)
+DOUBLED_PAWN: Final = -8
+ISOLATED_PAWN: Final = -18
 
 #: Quiescence trusts material and piece-square terms alone when they beat beta by this much: the
 #: other terms rarely add up to more (royal knight safety is the largest, at most about -300,
@@ -126,22 +127,22 @@ LAZY_MARGIN: Final = 400
 # the mirrored square. Each table pair is (middlegame, endgame).
 _PAWN_MG = (
     0, 0, 0, 0, 0, 0, 0, 0,
-    7, -13, -7, -7, -7, -7, -13, 7,
-    11, 3, 9, -28, -28, 9, 3, 11,
-    3, -9, -10, 17, 17, -10, -9, 3,
-    8, 27, 31, 34, 34, 31, 27, 8,
-    11, 12, 21, 38, 38, 21, 12, 11,
-    44, 51, 55, 59, 59, 55, 51, 44,
+    1, -14, -4, -17, -17, -4, -14, 1,
+    4, 2, 4, 5, 5, 4, 2, 4,
+    11, -11, 5, 29, 29, 5, -11, 11,
+    6, 5, 8, 31, 31, 8, 5, 6,
+    9, 10, 20, 34, 34, 20, 10, 9,
+    45, 51, 54, 58, 58, 54, 51, 45,
     0, 0, 0, 0, 0, 0, 0, 0,
 )
 _PAWN_EG = (
     0, 0, 0, 0, 0, 0, 0, 0,
-    11, -4, 6, 2, 2, 6, -4, 11,
-    0, 3, 19, 11, 11, 19, 3, 0,
-    11, 14, 0, 6, 6, 0, 14, 11,
-    35, 27, 29, 12, 12, 29, 27, 35,
-    43, 37, 42, 46, 46, 42, 37, 43,
-    79, 77, 76, 80, 80, 76, 77, 79,
+    19, 13, 16, 3, 3, 16, 13, 19,
+    11, 7, 12, 22, 22, 12, 7, 11,
+    11, 5, 2, 9, 9, 2, 5, 11,
+    26, 18, 17, 17, 17, 17, 18, 26,
+    46, 36, 42, 41, 41, 42, 36, 46,
+    81, 76, 74, 79, 79, 74, 76, 81,
     0, 0, 0, 0, 0, 0, 0, 0,
 )
 
@@ -157,21 +158,21 @@ def _table(per_centre_step: int, rank_bonus: tuple[int, ...] = (0,) * 8) -> tupl
 
 
 # Commoner (moves like a king): centralised it attacks up to 8 squares and supports mating nets.
-_COMMONER_MG = _table(19, (-23, -16, -17, 18, 28, 17, 9, 0))
-_COMMONER_EG = _table(17, (-15, -14, -10, 5, 10, 3, 2, 0))
-_BISHOP_MG = _table(2, (2, 13, 2, -2, -10, 3, 2, 0))
-_BISHOP_EG = _table(0, (1, 6, -6, 3, -4, 0, -1, 0))
+_COMMONER_MG = _table(9, (-32, -16, -4, 12, 34, 20, 10, 0))
+_COMMONER_EG = _table(18, (-21, -14, -4, 0, 16, 10, 7, 0))
+_BISHOP_MG = _table(9, (2, 7, 2, 4, -6, 3, 2, -1))
+_BISHOP_EG = _table(4, (-8, -8, -2, 3, -3, 0, 0, -1))
 # Rooks: the seventh rank as in chess, no centre term.
-_ROOK_MG = _table(3, (6, -2, 5, -2, -2, 6, 25, 8))
-_ROOK_EG = _table(-4, (2, -2, -7, -1, 3, 6, 21, 10))
-_QUEEN_MG = _table(3, (-1, 5, 6, -8, -4, -2, 0, 2))
-_QUEEN_EG = _table(4, (3, -3, 0, 0, 1, 0, 0, 2))
+_ROOK_MG = _table(3, (13, -6, -6, -4, 4, 11, 28, 12))
+_ROOK_EG = _table(2, (0, -11, -13, -3, 9, 12, 25, 14))
+_QUEEN_MG = _table(3, (5, 12, 2, -9, -10, -3, 0, 3))
+_QUEEN_EG = _table(7, (2, -4, -1, 2, 2, 0, 1, 3))
 # Royal knight: in the middlegame it wants to stay home yet off the rim (a knight in the corner
 # has two flight squares); in the endgame it joins the game like any knight. The middlegame
 # penalty for leaving home was doubled after ladder games where it took pawns up the board
 # (Kxd4, Kxc6) and was mated there by rooks and commoners.
-_ROYAL_MG = _table(-6, (7, -15, -19, -45, -69, -90, -100, -100))
-_ROYAL_EG = _table(9, (-13, 2, 12, 2, 0, -1, -3, 1))
+_ROYAL_MG = _table(-8, (-4, -8, -20, -43, -67, -89, -100, -100))
+_ROYAL_EG = _table(9, (-18, -5, 15, 6, 1, 1, -2, 2))
 
 _MG_TABLES = (None, _PAWN_MG, _COMMONER_MG, _BISHOP_MG, _ROOK_MG, _QUEEN_MG, _ROYAL_MG)
 _EG_TABLES = (None, _PAWN_EG, _COMMONER_EG, _BISHOP_EG, _ROOK_EG, _QUEEN_EG, _ROYAL_EG)
