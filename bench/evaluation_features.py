@@ -11,20 +11,24 @@ A fit then only multiplies a fixed matrix by a changing vector, which takes mill
 What is fitted, and what is not:
 
 - material (pawn to queen), the bishop pair, every entry of the tables of the whole-board terms
-  (flight squares, queen distance, passed pawns), the per-square weights of mobility and checks,
-  rooks on files, doubled and isolated pawns, and the tempo;
+  (safe flight squares, queen distance, passed pawns and their free paths), the per-square
+  weights of mobility, checks and safe checks, threats and hanging pieces, the passed pawns'
+  royal-knight distances, rooks on files, doubled and isolated pawns, and the tempo;
 - the piece-square tables in the shapes the module builds them: each non-pawn table is
   ``_table(step, ranks)`` (``step`` centipawns per step towards the centre plus a bonus per
   rank), read back from the table itself; the pawn tables are per square, left-right symmetric;
 - not fitted: the phase weights and the "typical" mobility counts (the score is not linear in
   them) and ``LAZY_MARGIN`` (a search bound, not part of the score).
 
-The helpers that find attacks and pawn spans are the evaluation's own; only the bookkeeping of
-which number each count belongs to is written here.
+The helpers that find slider attacks, pawn spans and knight distances are the evaluation's own;
+the maps of which squares each side attacks (for safe squares, threats and defended pieces) come
+from the board's ``attacks_mask``, so those terms are checked against another computation.
 """
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -46,7 +50,7 @@ PAWN_TABLES = ("_PAWN_MG", "_PAWN_EG")
 #: Numbers fitted as whole tuples, entry by entry (index 0 of PIECE_VALUES is no piece, 6 the royal knight).
 TUPLE_PARAMETERS = {
     "PIECE_VALUES": range(1, 6),
-    "ESCAPE_SQUARE_BONUS": range(9),
+    "ESCAPE_SQUARE_BONUS": range(8),
     "QUEEN_NEAR_PENALTY": range(1, 8),
     "PASSED_PAWN_MG": range(1, 7),
     "PASSED_PAWN_EG": range(1, 7),
@@ -55,10 +59,16 @@ TUPLE_PARAMETERS = {
     "QUEEN_MOBILITY": range(2),
     "ROOK_OPEN_FILE": range(2),
     "ROOK_HALF_OPEN_FILE": range(2),
+    "THREAT_BY_PAWN": range(2),
+    "THREAT_BY_MINOR": range(2),
+    "THREAT_BY_ROOK": range(2),
+    "HANGING": range(2),
+    "PASSED_FREE_PATH": range(1, 7),
+    "PASSED_ROYAL_DISTANCE": range(2),
 }
 SCALAR_PARAMETERS = (
     "BISHOP_PAIR", "QUEEN_CHECK_PENALTY", "ROOK_CHECK_PENALTY", "BISHOP_CHECK_PENALTY",
-    "COMMONER_CHECK_PENALTY", "COMMONER_MOBILITY", "DOUBLED_PAWN", "ISOLATED_PAWN", "TEMPO",
+    "COMMONER_CHECK_PENALTY", "SAFE_CHECK_BONUS", "COMMONER_MOBILITY", "DOUBLED_PAWN", "ISOLATED_PAWN", "TEMPO",
 )
 
 Key = tuple[str, ...]
@@ -177,15 +187,85 @@ def features(board: chess.Board) -> Features:
 
     pieces = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
     white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
-    _side_features(pieces, board.occupied, white, black, lambda key, m, e: add(key, 1, m, e))
-    _side_features(pieces, board.occupied, black, white, lambda key, m, e: add(key, -1, m, e))
+    maps = {color: _attack_maps(board, color) for color in chess.COLORS}
+    for color, own, enemy in ((chess.WHITE, white, black), (chess.BLACK, black, white)):
+        sign = 1 if color == chess.WHITE else -1
+
+        def add_own(key: Key, m: int, e: int, sign: int = sign) -> None:
+            add(key, sign, m, e)
+
+        checks = _side_features(pieces, board.occupied, own, enemy, add_own)
+        _threat_features(board, color, checks, maps[color], maps[not color].all, add_own)
     _pawn_features(pieces[0] & white, pieces[0] & black, add)
     return Features(mg, eg, min(phase, ev.PHASE_TOTAL), board.turn == chess.WHITE)
 
 
+@dataclass(frozen=True)
+class AttackMaps:
+    """The squares one side's pieces attack (own pieces there are defended), from the board's own
+    ``attacks_mask``, not from the evaluation's code."""
+
+    all: Bitboard
+    pawns: Bitboard
+    minors: Bitboard
+    """Commoners and bishops."""
+    rooks: Bitboard
+
+
+def _attack_maps(board: chess.Board, color: chess.Color) -> AttackMaps:
+    by_type = {piece_type: 0 for piece_type in chess.PIECE_TYPES}
+    for square in chess.scan_forward(board.occupied_co[color]):
+        piece_type = board.piece_type_at(square)
+        assert piece_type is not None
+        by_type[piece_type] |= board.attacks_mask(square)
+    return AttackMaps(all=functools.reduce(operator.or_, by_type.values()), pawns=by_type[chess.PAWN],
+                      minors=by_type[chess.KNIGHT] | by_type[chess.BISHOP], rooks=by_type[chess.ROOK])
+
+
+def _threat_features(board: chess.Board, color: chess.Color, checks: Bitboard, attacks: AttackMaps,
+                     enemy_attacks: Bitboard, add: _Adder) -> None:
+    """The counts behind ``evaluation._threat_terms`` for one side."""
+    own, enemy = board.occupied_co[color], board.occupied_co[not color]
+    royal = board.kings & own
+    if royal and (board.queens | board.rooks) & enemy:
+        flight = BB_KNIGHT_ATTACKS[royal.bit_length() - 1] & ~own & ~enemy_attacks & chess.BB_ALL
+        add(("ESCAPE_SQUARE_BONUS", str(min(flight.bit_count(), 7))), 1, 0)
+    add(("SAFE_CHECK_BONUS",), (checks & ~enemy_attacks).bit_count(), 0)
+
+    pieces = enemy & ~board.pawns & ~board.kings
+    counts = {
+        "THREAT_BY_PAWN": (attacks.pawns & pieces).bit_count(),
+        "THREAT_BY_MINOR": (attacks.minors & (board.rooks | board.queens) & enemy).bit_count(),
+        "THREAT_BY_ROOK": (attacks.rooks & board.queens & enemy).bit_count(),
+        "HANGING": (attacks.all & pieces & ~enemy_attacks).bit_count(),
+    }
+    for name, count in counts.items():
+        add((name, "0"), count, 0)
+        add((name, "1"), 0, count)
+
+    enemy_royal = board.king(not color)
+    own_royal = board.king(color)
+    step = 8 if color == chess.WHITE else -8
+    for square in chess.scan_forward(board.pawns & own):
+        if ev._PASSED_SPAN[color][square] & board.pawns & enemy:
+            continue
+        file, board_rank = chess.square_file(square), chess.square_rank(square)
+        rank = board_rank if color == chess.WHITE else 7 - board_rank
+        ahead = range(board_rank + 1, 8) if color == chess.WHITE else range(board_rank)
+        path = functools.reduce(operator.or_, (chess.BB_SQUARES[chess.square(file, r)] for r in ahead), 0)
+        if not path & (board.occupied | enemy_attacks):
+            add(("PASSED_FREE_PATH", str(rank)), 0, 1)
+        if rank > 2:
+            for index, royal_square in enumerate((enemy_royal, own_royal)):
+                if royal_square is not None:
+                    distance = ev._KNIGHT_DISTANCE[royal_square][square + step]
+                    add(("PASSED_ROYAL_DISTANCE", str(index)), 0, (rank - 2) * distance)
+
+
 def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboard, enemy: Bitboard,
-                   add: _Adder) -> None:
-    """The counts behind ``evaluation._side_terms`` for one side."""
+                   add: _Adder) -> Bitboard:
+    """The counts behind ``evaluation._side_terms`` for one side; returns the squares from which
+    it can check next move."""
     all_pawns, all_commoners, all_bishops, all_rooks, all_queens, royals = pieces
     # The evaluation's attack functions take and give the engine's signed bitboards; masked with
     # the unsigned not_own, what they give is python-chess's again.
@@ -200,11 +280,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
         diagonals = BB_DIAG_ATTACKS[target][BB_DIAG_MASKS[target] & occupied] & not_own
         steps = BB_KING_ATTACKS[target] & not_own
 
-    royal = royals & own
-    if royal and (all_queens | all_rooks) & enemy:
-        flight = (BB_KNIGHT_ATTACKS[royal.bit_length() - 1] & not_own).bit_count()
-        add(("ESCAPE_SQUARE_BONUS", str(flight)), 1, 0)
-
+    checks = 0
     bishops = list(chess.scan_forward(all_bishops & own))
     if len(bishops) >= 2:
         add(("BISHOP_PAIR",), 1, 1)
@@ -215,6 +291,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
         add(("BISHOP_MOBILITY", "1"), 0, mobility)
         if threatened:
             add(("BISHOP_CHECK_PENALTY",), (reach & diagonals).bit_count(), 0)
+            checks |= reach & diagonals
     own_pawns = all_pawns & own
     for square in chess.scan_forward(all_rooks & own):
         reach = ev._rook_attacks(square, engine_occupied) & not_own
@@ -228,6 +305,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
             add((name, "1"), 0, 1)
         if threatened:
             add(("ROOK_CHECK_PENALTY",), (reach & files_and_ranks).bit_count(), 0)
+            checks |= reach & files_and_ranks
     for square in chess.scan_forward(all_queens & own):
         reach = ev._queen_attacks(square, engine_occupied) & not_own
         mobility = reach.bit_count() - ev.QUEEN_MOBILITY[2]
@@ -235,6 +313,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
         add(("QUEEN_MOBILITY", "1"), 0, mobility)
         if threatened:
             add(("QUEEN_CHECK_PENALTY",), (reach & (files_and_ranks | diagonals)).bit_count(), 0)
+            checks |= reach & (files_and_ranks | diagonals)
             distance = chess.square_distance(square, target)
             if distance in TUPLE_PARAMETERS["QUEEN_NEAR_PENALTY"]:
                 add(("QUEEN_NEAR_PENALTY", str(distance)), 1, 0)
@@ -243,6 +322,8 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
         add(("COMMONER_MOBILITY",), reach.bit_count(), 0)
         if threatened:
             add(("COMMONER_CHECK_PENALTY",), (reach & steps).bit_count(), 0)
+            checks |= reach & steps
+    return checks
 
 
 def _pawn_features(white_pawns: Bitboard, black_pawns: Bitboard, add: _SignedAdder) -> None:

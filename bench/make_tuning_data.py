@@ -83,7 +83,7 @@ def play_game(engine: UciPlayer, opening: Opening, settings: Settings,
     board = KnightmateBoard(opening.fen)
     for uci in opening.moves:
         board.push(board.parse_uci(uci))
-    for _ in range(rng.randint(0, settings.random_plies)):
+    for _ in range(rng.randint(min(1, settings.random_plies), settings.random_plies)):
         if ending(board) is not None:
             break
         board.push(rng.choice(list(board.legal_moves)))
@@ -143,7 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--games", type=int, default=100000, help="stop after this many games")
     parser.add_argument("--minutes", type=float, default=30.0, help="stop starting games after this long")
     parser.add_argument("--nodes", type=int, default=8000, help="nodes per move (default 8000)")
-    parser.add_argument("--random-plies", type=int, default=4, help="up to this many random moves after the opening")
+    parser.add_argument("--random-plies", type=int, default=4, help="1 to this many random moves after the opening (0: none); at fixed nodes the engine is "
+                             "deterministic, so a game without one repeats an earlier game")
     parser.add_argument("--win-cp", type=int, default=1000, help="adjudicate a win beyond this score")
     parser.add_argument("--win-plies", type=int, default=6, help="... held for this many plies")
     parser.add_argument("--draw-after", type=int, default=100, help="adjudicate draws from this ply on")

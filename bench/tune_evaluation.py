@@ -27,6 +27,8 @@ Whether the new numbers play better is for a match to say (bench/README.md), not
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import re
 import sys
 import zlib
@@ -63,7 +65,7 @@ class DataSet:
                        [game for game, inside in zip(self.games, mask, strict=True) if inside])
 
 
-def load(paths: Sequence[Path], min_ply: int) -> DataSet:
+def load(paths: Sequence[Path], min_ply: int, jobs: int) -> DataSet:
     """:func:`read`, through a cache next to the first data file: computing the features takes about
     2 ms a position, and the cache key covers everything they depend on (the data files, the
     model's and the evaluation's source)."""
@@ -75,16 +77,17 @@ def load(paths: Sequence[Path], min_ply: int) -> DataSet:
     if cache.exists():
         saved = np.load(cache)
         return DataSet(saved["rows"], saved["results"], saved["engine_scores"], list(saved["games"]))
-    data = read(paths, min_ply)
+    data = read(paths, min_ply, jobs)
     np.savez(cache, rows=data.rows, results=data.results, engine_scores=data.engine_scores,
              games=np.array(data.games))
     return data
 
 
-def read(paths: Sequence[Path], min_ply: int) -> DataSet:
-    """Reads the quiet positions of the data files, each position once (the first time it is seen)."""
+def read(paths: Sequence[Path], min_ply: int, jobs: int) -> DataSet:
+    """Reads the quiet positions of the data files, each position once (the first time it is seen),
+    and computes their features in *jobs* processes (in order, so the rows do not depend on it)."""
     seen: set[str] = set()
-    rows: list[list[float]] = []
+    fens: list[str] = []
     results: list[float] = []
     engine_scores: list[float] = []
     games: list[str] = []
@@ -98,11 +101,18 @@ def read(paths: Sequence[Path], min_ply: int) -> DataSet:
             if int(in_check) or int(capture) or int(ply) < min_ply or position in seen:
                 continue
             seen.add(position)
-            rows.append(effective_counts(model.features(KnightmateBoard(fen))))
+            fens.append(fen)
             results.append(float(result))
             engine_scores.append(float(engine_score))
             games.append(f"{path.name}:{game}")
-    return DataSet(np.array(rows), np.array(results), np.array(engine_scores), games)
+    with multiprocessing.Pool(jobs) as pool:
+        rows = pool.map(_row, fens, chunksize=2000)
+    return DataSet(np.vstack(rows) if rows else np.zeros((0, len(model.KEYS))), np.array(results),
+                   np.array(engine_scores), games)
+
+
+def _row(fen: str) -> Array:
+    return np.array(effective_counts(model.features(KnightmateBoard(fen))))
 
 
 def effective_counts(f: model.Features) -> list[float]:
@@ -179,10 +189,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "predictions, to try (default 1: results only, pure Texel)")
     parser.add_argument("--freeze", action="append", default=[], metavar="REGEX",
                         help="hold the numbers whose name (as printed) matches, e.g. '_PAWN_' (repeatable)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="processes that compute the features (default: one per core)")
     parser.add_argument("--write", action="store_true", help="write the chosen rounded numbers into evaluation.py")
     args = parser.parse_args(argv)
 
-    data = load(args.data, args.min_ply)
+    data = load(args.data, args.min_ply, args.jobs)
     folds = np.array([zlib.crc32(game.encode()) % FOLDS for game in data.games])
     frozen = [any(re.search(pattern, model.label(key)) for pattern in args.freeze) for key in model.KEYS]
     print(f"{len(data.results)} quiet positions from {len(set(data.games))} games; "

@@ -5,12 +5,13 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import chess
 import evaluation_features
 import evaluation_source
 import pytest
 from random_positions import random_positions
 
-from bot.engine.evaluation import evaluate
+from bot.engine.evaluation import _KNIGHT_DISTANCE, evaluate
 from bot.engine.position import Position
 from variant import KnightmateBoard
 
@@ -77,3 +78,59 @@ def test_annotated_assignments_keep_their_annotation_and_comment() -> None:
     source = "TEMPO: Final = 10  # the side to move\nPIECE_VALUES: Final[tuple[int, ...]] = (0, 1)\n"
     written = evaluation_source.write_source(source, {"TEMPO": "12", "PIECE_VALUES": "(0, 2)"})
     assert written == "TEMPO: Final = 12  # the side to move\nPIECE_VALUES: Final[tuple[int, ...]] = (0, 2)\n"
+
+
+def _count(board: KnightmateBoard, name: str, index: str | None = None) -> tuple[int, int]:
+    """(middlegame, endgame) count, White minus Black, of one number of the model."""
+    f = evaluation_features.features(board)
+    position = evaluation_features.INDEX[(name,) if index is None else (name, index)]
+    return f.mg[position], f.eg[position]
+
+
+def test_a_flight_square_the_enemy_attacks_is_not_free() -> None:
+    """White's royal knight on b1 has a3, c3 and d2 to flee to. A black rook on the a-file takes
+    a3 away; on the h-file, which holds no flight square, it takes none."""
+    rook_off_line = KnightmateBoard("4k2r/8/8/8/8/8/8/1K6 w - - 0 1")
+    rook_on_a3 = KnightmateBoard("r3k3/8/8/8/8/8/8/1K6 w - - 0 1")
+    assert _count(rook_off_line, "ESCAPE_SQUARE_BONUS", "3") == (1, 0)
+    assert _count(rook_on_a3, "ESCAPE_SQUARE_BONUS", "2") == (1, 0)
+
+
+def test_only_undefended_checking_squares_are_safe_checks() -> None:
+    """White's rook on a1 can check Black's royal knight on e8 from e1 or a8: with a black bishop
+    on b7, a8 is covered, and only e1 is a safe check."""
+    both_safe = KnightmateBoard("4k3/8/8/8/8/8/8/R6K w - - 0 1")
+    one_covered = KnightmateBoard("4k3/1b6/8/8/8/8/8/R6K w - - 0 1")
+    for board in (both_safe, one_covered):
+        assert _count(board, "ROOK_CHECK_PENALTY") == (2, 0)
+    assert _count(both_safe, "SAFE_CHECK_BONUS") == (2, 0)
+    assert _count(one_covered, "SAFE_CHECK_BONUS") == (1, 0)
+
+
+def test_threats_and_hanging_pieces_are_counted_for_the_attacker() -> None:
+    """A white pawn attacks a black commoner that nothing defends: one pawn threat and one
+    hanging piece for White; defended by a pawn on e6, it is no longer hanging."""
+    hanging = KnightmateBoard("4k3/8/8/3m4/4P3/8/8/4K3 w - - 0 1")
+    defended = KnightmateBoard("4k3/8/4p3/3m4/4P3/8/8/4K3 w - - 0 1")
+    assert _count(hanging, "THREAT_BY_PAWN", "0") == (1, 0)
+    assert _count(hanging, "HANGING", "0") == (1, 0)
+    assert _count(defended, "THREAT_BY_PAWN", "0") == (1, 0)
+    assert _count(defended, "HANGING", "0") == (0, 0)
+
+
+def test_a_passed_pawn_runs_free_only_on_an_empty_unattacked_path() -> None:
+    """A white pawn on d6 (its sixth rank, index 5): d7 and d8 empty and unwatched make a free path;
+    a black rook on h7 watches d7."""
+    free = KnightmateBoard("k7/8/3P4/8/8/8/8/K7 w - - 0 1")
+    watched = KnightmateBoard("k7/7r/3P4/8/8/8/8/K7 w - - 0 1")
+    assert _count(free, "PASSED_FREE_PATH", "5") == (0, 1)
+    assert _count(watched, "PASSED_FREE_PATH", "5") == (0, 0)
+
+
+def test_knight_distances_are_knight_moves_on_an_empty_board() -> None:
+    """The corner case every knight-distance table must get right: a1 to b2 takes four moves."""
+    assert _KNIGHT_DISTANCE[chess.A1][chess.C2] == 1
+    assert _KNIGHT_DISTANCE[chess.A1][chess.B2] == 4
+    assert _KNIGHT_DISTANCE[chess.A1][chess.H8] == 6
+    assert _KNIGHT_DISTANCE[chess.E4][chess.E4] == 0
+    assert all(_KNIGHT_DISTANCE[a][b] == _KNIGHT_DISTANCE[b][a] for a in chess.SQUARES for b in chess.SQUARES)

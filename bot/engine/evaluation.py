@@ -2,8 +2,9 @@
 
 The score is split the usual way: material plus piece-square terms, which the search's
 :class:`~bot.engine.position.Position` keeps up to date move by move, and positional terms that look at the whole board
-(:func:`evaluate`): the bishop pair, the safety of each royal knight, commoner activity and the
-pawn structure. Middlegame and endgame halves are blended by the game phase.
+(:func:`evaluate`): the bishop pair, mobility, the safety of each royal knight, threats on
+pieces, and the pawn structure with how freely passed pawns can run. Middlegame and endgame
+halves are blended by the game phase.
 
 Scores are centipawns. ``Terms`` (the incremental part) are from White's view; :func:`evaluate`
 returns the score from the side to move's view, which is what negamax wants.
@@ -27,6 +28,7 @@ from bot.engine.constants import (
     BB_FILES,
     BB_KING_ATTACKS,
     BB_KNIGHT_ATTACKS,
+    BB_PAWN_ATTACKS,
     BB_RANK_ATTACKS,
     BB_RANK_MASKS,
     BB_SQUARES,
@@ -48,13 +50,14 @@ if TYPE_CHECKING:  # position.py imports this module's tables; the evaluation on
 # the "typical" mobility counts and LAZY_MARGIN was then refit to game results by
 # bench/tune_evaluation.py (Texel's method; 75k quiet positions from 965 Fairy-Stockfish self-play
 # games, 2026-12-01), which writes them here; the refit beat the estimates in an A/B match
-# (bench/README.md). The terms' comments say why each term exists, not where its value came from.
+# (bench/README.md). The threat, safe-check and passed-path terms came on 2026-12-02 with a
+# refit of every number on 382k quiet positions from 5,123 games. The terms' comments say why each term exists, not where its value came from.
 # ---------------------------------------------------------------------------------------------
 
 #: Material in centipawns, indexed by python-chess piece type (COMMONER is chess.KNIGHT).
-PIECE_VALUES: Final[tuple[int, ...]] = (0, 84, 261, 344, 481, 1007, 0)
+PIECE_VALUES: Final[tuple[int, ...]] = (0, 83, 284, 329, 490, 1013, 0)
 #: The bishop pair bonus (the rules document says +0.5).
-BISHOP_PAIR: Final = 57
+BISHOP_PAIR: Final = 40
 
 #: Game phase weight of each piece type (chess convention: minor 1, rook 2, queen 4); the
 #: commoner counts as a minor. 24 = all pieces on the board = pure middlegame.
@@ -69,33 +72,51 @@ PHASE_TOTAL: Final = 24
 # rooks and commoners after the queens had gone, when this term saw no danger at all. With rook
 # and bishop checks (and the stricter royal table below) the engine scored +25 =15 -20 against
 # itself without them (bench/README.md).
-ESCAPE_SQUARE_BONUS: Final[tuple[int, ...]] = (-50, -17, -10, -13, -12, 8, 8, 10, 11)  # by free escape squares
-QUEEN_CHECK_PENALTY: Final = 3  # per square from which the enemy queen can check next move
-ROOK_CHECK_PENALTY: Final = 30  # per square from which an enemy rook can check next move
-BISHOP_CHECK_PENALTY: Final = 16  # per square from which an enemy bishop can check next move
-COMMONER_CHECK_PENALTY: Final = 26  # per square from which an enemy commoner can check next move
-QUEEN_NEAR_PENALTY: Final[tuple[int, ...]] = (0, 40, 30, 14, 9, 7, 4, -4)  # by Chebyshev distance of the enemy queen
+#: By safe flight squares (empty or enemy, not attacked), the last entry for 7 or 8.
+ESCAPE_SQUARE_BONUS: Final[tuple[int, ...]] = (-32, -27, -19, -19, -10, 10, 8, 10)
+QUEEN_CHECK_PENALTY: Final = 10  # per square from which the enemy queen can check next move
+ROOK_CHECK_PENALTY: Final = 49  # per square from which an enemy rook can check next move
+BISHOP_CHECK_PENALTY: Final = 15  # per square from which an enemy bishop can check next move
+COMMONER_CHECK_PENALTY: Final = 36  # per square from which an enemy commoner can check next move
+QUEEN_NEAR_PENALTY: Final[tuple[int, ...]] = (0, 40, 31, 13, 8, 12, -2, 2)  # by Chebyshev distance of the enemy queen
+#: Per square from which a check can be given next move that the defender does not attack: the
+#: checks above count every square, yet a check from a defended square usually loses the checker.
+SAFE_CHECK_BONUS: Final = 35
 
 # Commoner activity: a commoner is a short-range piece that needs room; count its steps.
-COMMONER_MOBILITY: Final = 8  # per square it can step to (empty or enemy)
+COMMONER_MOBILITY: Final = 5  # per square it can step to (empty or enemy)
 
 # Slider mobility: (middlegame, endgame) centipawns per square attacked that is not an own piece,
 # counted from a typical number of squares (the typical counts are chess practice, not fitted).
-BISHOP_MOBILITY: Final = (4, 3, 6)  # (mg, eg, typical squares)
-ROOK_MOBILITY: Final = (2, 5, 6)
-QUEEN_MOBILITY: Final = (0, 11, 12)
-ROOK_OPEN_FILE: Final = (38, 14)  # (mg, eg): no pawns on the file
-ROOK_HALF_OPEN_FILE: Final = (11, 13)  # only enemy pawns on the file
+BISHOP_MOBILITY: Final = (1, 4, 6)  # (mg, eg, typical squares)
+ROOK_MOBILITY: Final = (3, -1, 6)
+QUEEN_MOBILITY: Final = (-1, 17, 12)
+ROOK_OPEN_FILE: Final = (32, 10)  # (mg, eg): no pawns on the file
+ROOK_HALF_OPEN_FILE: Final = (25, 9)  # only enemy pawns on the file
+
+# Threats, (mg, eg) per enemy piece: the search sees only the exchanges it plays out, and
+# quiescence stands pat in positions where a piece of the side to move is attacked by a lesser
+# one or not defended at all.
+THREAT_BY_PAWN: Final = (34, 21)  # a piece (not a pawn) attacked by a pawn
+THREAT_BY_MINOR: Final = (29, 18)  # a rook or queen attacked by a commoner or bishop
+THREAT_BY_ROOK: Final = (22, 16)  # a queen attacked by a rook
+HANGING: Final = (13, 16)  # a piece (not a pawn) attacked and not defended
 #: The side to move is better off by about this much, which also damps the
 #: odd-even swing of iterative deepening.
-TEMPO: Final = 15
+TEMPO: Final = 20
 
 # Pawn structure (passed pawns matter more here because a commoner promotion
 # option and the royal knight's poor blockading make them harder to stop).
-PASSED_PAWN_MG: Final[tuple[int, ...]] = (0, 1, 6, 17, 15, 40, 68, 0)  # by rank from the pawn's own side
-PASSED_PAWN_EG: Final[tuple[int, ...]] = (0, 9, 24, 41, 47, 86, 133, 0)
-DOUBLED_PAWN: Final = -6
-ISOLATED_PAWN: Final = -17
+PASSED_PAWN_MG: Final[tuple[int, ...]] = (0, 4, 1, 7, 16, 36, 68, 0)  # by rank from the pawn's own side
+PASSED_PAWN_EG: Final[tuple[int, ...]] = (0, 13, 27, 31, 46, 87, 131, 0)
+#: A passed pawn whose path to promotion is empty and not attacked by the enemy, by rank (endgame).
+PASSED_FREE_PATH: Final[tuple[int, ...]] = (0, 0, 0, 7, 12, 24, 43, 0)
+#: (enemy, own) royal knight: endgame centipawns per knight move between it and the square in
+#: front of a passed pawn, times how far the pawn has come (its rank from its own side less 2).
+#: A knight is a poor blockader, and a knight-move distance is not a king's distance.
+PASSED_ROYAL_DISTANCE: Final = (11, -9)
+DOUBLED_PAWN: Final = -8
+ISOLATED_PAWN: Final = -18
 
 #: Quiescence trusts material and piece-square terms alone when they beat beta by this much: the
 #: other terms rarely add up to more (royal knight safety is the largest, at most about -300,
@@ -106,22 +127,22 @@ LAZY_MARGIN: Final = 400
 # the mirrored square. Each table pair is (middlegame, endgame).
 _PAWN_MG = (
     0, 0, 0, 0, 0, 0, 0, 0,
-    7, -13, -7, -7, -7, -7, -13, 7,
-    11, 3, 9, -28, -28, 9, 3, 11,
-    3, -9, -10, 17, 17, -10, -9, 3,
-    8, 27, 31, 34, 34, 31, 27, 8,
-    11, 12, 21, 38, 38, 21, 12, 11,
-    44, 51, 55, 59, 59, 55, 51, 44,
+    1, -14, -4, -17, -17, -4, -14, 1,
+    4, 2, 4, 5, 5, 4, 2, 4,
+    11, -11, 5, 29, 29, 5, -11, 11,
+    6, 5, 8, 31, 31, 8, 5, 6,
+    9, 10, 20, 34, 34, 20, 10, 9,
+    45, 51, 54, 58, 58, 54, 51, 45,
     0, 0, 0, 0, 0, 0, 0, 0,
 )
 _PAWN_EG = (
     0, 0, 0, 0, 0, 0, 0, 0,
-    11, -4, 6, 2, 2, 6, -4, 11,
-    0, 3, 19, 11, 11, 19, 3, 0,
-    11, 14, 0, 6, 6, 0, 14, 11,
-    35, 27, 29, 12, 12, 29, 27, 35,
-    43, 37, 42, 46, 46, 42, 37, 43,
-    79, 77, 76, 80, 80, 76, 77, 79,
+    19, 13, 16, 3, 3, 16, 13, 19,
+    11, 7, 12, 22, 22, 12, 7, 11,
+    11, 5, 2, 9, 9, 2, 5, 11,
+    26, 18, 17, 17, 17, 17, 18, 26,
+    46, 36, 42, 41, 41, 42, 36, 46,
+    81, 76, 74, 79, 79, 74, 76, 81,
     0, 0, 0, 0, 0, 0, 0, 0,
 )
 
@@ -137,21 +158,21 @@ def _table(per_centre_step: int, rank_bonus: tuple[int, ...] = (0,) * 8) -> tupl
 
 
 # Commoner (moves like a king): centralised it attacks up to 8 squares and supports mating nets.
-_COMMONER_MG = _table(19, (-23, -16, -17, 18, 28, 17, 9, 0))
-_COMMONER_EG = _table(17, (-15, -14, -10, 5, 10, 3, 2, 0))
-_BISHOP_MG = _table(2, (2, 13, 2, -2, -10, 3, 2, 0))
-_BISHOP_EG = _table(0, (1, 6, -6, 3, -4, 0, -1, 0))
+_COMMONER_MG = _table(9, (-32, -16, -4, 12, 34, 20, 10, 0))
+_COMMONER_EG = _table(18, (-21, -14, -4, 0, 16, 10, 7, 0))
+_BISHOP_MG = _table(9, (2, 7, 2, 4, -6, 3, 2, -1))
+_BISHOP_EG = _table(4, (-8, -8, -2, 3, -3, 0, 0, -1))
 # Rooks: the seventh rank as in chess, no centre term.
-_ROOK_MG = _table(3, (6, -2, 5, -2, -2, 6, 25, 8))
-_ROOK_EG = _table(-4, (2, -2, -7, -1, 3, 6, 21, 10))
-_QUEEN_MG = _table(3, (-1, 5, 6, -8, -4, -2, 0, 2))
-_QUEEN_EG = _table(4, (3, -3, 0, 0, 1, 0, 0, 2))
+_ROOK_MG = _table(3, (13, -6, -6, -4, 4, 11, 28, 12))
+_ROOK_EG = _table(2, (0, -11, -13, -3, 9, 12, 25, 14))
+_QUEEN_MG = _table(3, (5, 12, 2, -9, -10, -3, 0, 3))
+_QUEEN_EG = _table(7, (2, -4, -1, 2, 2, 0, 1, 3))
 # Royal knight: in the middlegame it wants to stay home yet off the rim (a knight in the corner
 # has two flight squares); in the endgame it joins the game like any knight. The middlegame
 # penalty for leaving home was doubled after ladder games where it took pawns up the board
 # (Kxd4, Kxc6) and was mated there by rooks and commoners.
-_ROYAL_MG = _table(-6, (7, -15, -19, -45, -69, -90, -100, -100))
-_ROYAL_EG = _table(9, (-13, 2, 12, 2, 0, -1, -3, 1))
+_ROYAL_MG = _table(-8, (-4, -8, -20, -43, -67, -89, -100, -100))
+_ROYAL_EG = _table(9, (-18, -5, 15, 6, 1, 1, -2, 2))
 
 _MG_TABLES = (None, _PAWN_MG, _COMMONER_MG, _BISHOP_MG, _ROOK_MG, _QUEEN_MG, _ROYAL_MG)
 _EG_TABLES = (None, _PAWN_EG, _COMMONER_EG, _BISHOP_EG, _ROOK_EG, _QUEEN_EG, _ROYAL_EG)
@@ -197,11 +218,19 @@ def material_score(turn: chess.Color, terms: Terms) -> int:
     return _blend(mg, eg, phase, turn)
 
 
-def evaluate(position: Position, pawn_cache: dict[tuple[int, int], Terms]) -> int:
+PawnTerms = tuple[int, int, Bitboard, Bitboard, Bitboard]
+"""What the pawns alone decide: (middlegame, endgame) pawn-structure terms from White's view, the
+passed pawns of both sides, and the squares White's and Black's pawns attack."""
+
+PawnCache = dict[tuple[Bitboard, Bitboard], PawnTerms]
+"""(white pawns, black pawns) -> their :data:`PawnTerms`."""
+
+
+def evaluate(position: Position, pawn_cache: PawnCache) -> int:
     """The score of *position* for the side to move.
 
-    *pawn_cache* maps (white pawns, black pawns) to the pawn-structure terms; pawn structures
-    repeat across the tree, so the cache saves most of that work.
+    *pawn_cache* maps pawn structures to their terms; pawn structures repeat across the tree, so
+    the cache saves most of that work.
     """
     white, black = position.white, position.black
     all_pawns = position.pawns
@@ -209,10 +238,18 @@ def evaluate(position: Position, pawn_cache: dict[tuple[int, int], Terms]) -> in
     pawns = pawn_cache.get(pawn_key)
     if pawns is None:
         pawns = pawn_cache[pawn_key] = _pawn_terms(pawn_key[0], pawn_key[1])
-    white_mg, white_eg = _side_terms(position, white, black)
-    black_mg, black_eg = _side_terms(position, black, white)
-    mg = position.mg + pawns[0] + white_mg - black_mg
-    eg = position.eg + pawns[1] + white_eg - black_eg
+    white_mg, white_eg, white_attacks, white_minors, white_rooks, white_checks = _side_terms(
+        position, white, black, pawns[3])
+    black_mg, black_eg, black_attacks, black_minors, black_rooks, black_checks = _side_terms(
+        position, black, white, pawns[4])
+    white_threat_mg, white_threat_eg = _threat_terms(
+        position, white, black, pawns[3], white_minors, white_rooks, white_checks, white_attacks, black_attacks,
+        pawns[2] & white)
+    black_threat_mg, black_threat_eg = _threat_terms(
+        position, black, white, pawns[4], black_minors, black_rooks, black_checks, black_attacks, white_attacks,
+        pawns[2] & black)
+    mg = position.mg + pawns[0] + white_mg - black_mg + white_threat_mg - black_threat_mg
+    eg = position.eg + pawns[1] + white_eg - black_eg + white_threat_eg - black_threat_eg
     return TEMPO + _blend(mg, eg, position.phase, position.turn)
 
 
@@ -224,26 +261,33 @@ def _blend(mg: int, eg: int, phase: int, turn: chess.Color) -> int:
     return (blended if turn == WHITE else -blended) // PHASE_TOTAL
 
 
-def _side_terms(position: Position, own: Bitboard, enemy: Bitboard) -> tuple[int, int]:
-    """One side's whole-board terms as (middlegame, endgame): bishop pair, piece mobility, rooks
-    on open files, the flight squares of its royal knight, and the checks its pieces can give
-    the enemy royal knight next move.
+def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
+                pawn_attacks: Bitboard) -> tuple[int, int, Bitboard, Bitboard, Bitboard, Bitboard]:
+    """One side's terms that need only its own pieces' attacks, as (middlegame, endgame): bishop
+    pair, piece mobility, rooks on open files and the checks its pieces can give the enemy royal
+    knight next move; and for :func:`_threat_terms`, every square this side attacks (defends,
+    if it holds an own piece), those its commoners and bishops attack, those its rooks attack,
+    and those from which it can check next move.
 
-    Each piece's attacks are computed once and serve both its mobility and its checks. Bits are
-    scanned inline: this runs at most nodes of the tree, and generator calls would cost a third
-    of its time.
+    Each piece's attacks are computed once and serve its mobility, its checks and the maps. Bits
+    are scanned inline: this runs at most nodes of the tree, and generator calls would cost a
+    third of its time.
     """
     occupied = position.occupied
     all_pawns, all_commoners, all_bishops = position.pawns, position.knights, position.bishops
     all_rooks, all_queens, royals = position.rooks, position.queens, position.kings
     not_own = ~own
     mg = eg = 0
+    royal = royals & own
+    attacks = pawn_attacks | (BB_KNIGHT_ATTACKS[top_square(royal)] if royal else 0)
+    minor_attacks: Bitboard = 0
+    rook_attacks: Bitboard = 0
+    checks: Bitboard = 0
 
     # Where checks come from: the lines and steps onto the enemy royal knight, if this side has
     # a queen, rook or commoner to make them dangerous (bishops alone do not).
     enemy_royal = royals & enemy
-    attackers = (all_queens | all_rooks | all_commoners) & own
-    threatened = bool(enemy_royal and attackers)
+    threatened = bool(enemy_royal and (all_queens | all_rooks | all_commoners) & own)
     files_and_ranks: Bitboard = 0
     diagonals: Bitboard = 0
     steps: Bitboard = 0
@@ -254,10 +298,6 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard) -> tuple[int
         diagonals = BB_DIAG_ATTACKS[target][BB_DIAG_MASKS[target] & occupied] & not_own
         steps = BB_KING_ATTACKS[target] & not_own
 
-    royal = royals & own
-    if royal and (all_queens | all_rooks) & enemy:
-        mg += ESCAPE_SQUARE_BONUS[popcount(BB_KNIGHT_ATTACKS[top_square(royal)] & not_own)]
-
     bishops = all_bishops & own
     if popcount(bishops) >= 2:
         mg += BISHOP_PAIR
@@ -265,18 +305,23 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard) -> tuple[int
     while bishops:
         square = top_square(bishops)
         bishops ^= BB_SQUARES[square]
-        reach = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & not_own
+        seen = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied]
+        minor_attacks |= seen
+        reach = seen & not_own
         count = popcount(reach)
         mg += BISHOP_MOBILITY[0] * (count - BISHOP_MOBILITY[2])
         eg += BISHOP_MOBILITY[1] * (count - BISHOP_MOBILITY[2])
         if threatened:
             mg += BISHOP_CHECK_PENALTY * popcount(reach & diagonals)
+            checks |= reach & diagonals
     rooks = all_rooks & own
     own_pawns = all_pawns & own
     while rooks:
         square = top_square(rooks)
         rooks ^= BB_SQUARES[square]
-        reach = _rook_attacks(square, occupied) & not_own
+        seen = _rook_attacks(square, occupied)
+        rook_attacks |= seen
+        reach = seen & not_own
         count = popcount(reach)
         mg += ROOK_MOBILITY[0] * (count - ROOK_MOBILITY[2])
         eg += ROOK_MOBILITY[1] * (count - ROOK_MOBILITY[2])
@@ -287,25 +332,92 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard) -> tuple[int
             eg += bonus[1]
         if threatened:
             mg += ROOK_CHECK_PENALTY * popcount(reach & files_and_ranks)
+            checks |= reach & files_and_ranks
     queens = all_queens & own
     while queens:
         square = top_square(queens)
         queens ^= BB_SQUARES[square]
-        reach = _queen_attacks(square, occupied) & not_own
+        seen = _queen_attacks(square, occupied)
+        attacks |= seen
+        reach = seen & not_own
         count = popcount(reach)
         mg += QUEEN_MOBILITY[0] * (count - QUEEN_MOBILITY[2])
         eg += QUEEN_MOBILITY[1] * (count - QUEEN_MOBILITY[2])
         if threatened:
             mg += QUEEN_CHECK_PENALTY * popcount(reach & (files_and_ranks | diagonals))
             mg += QUEEN_NEAR_PENALTY[_DISTANCE[square][target]]
+            checks |= reach & (files_and_ranks | diagonals)
     commoners = all_commoners & own
     while commoners:
         square = top_square(commoners)
         commoners ^= BB_SQUARES[square]
-        reach = BB_KING_ATTACKS[square] & not_own
+        seen = BB_KING_ATTACKS[square]
+        minor_attacks |= seen
+        reach = seen & not_own
         mg += COMMONER_MOBILITY * popcount(reach)
         if threatened:
             mg += COMMONER_CHECK_PENALTY * popcount(reach & steps)
+            checks |= reach & steps
+    return mg, eg, attacks | minor_attacks | rook_attacks, minor_attacks, rook_attacks, checks
+
+
+def _threat_terms(position: Position, own: Bitboard, enemy: Bitboard, pawn_attacks: Bitboard,
+                  minor_attacks: Bitboard, rook_attacks: Bitboard, checks: Bitboard, attacks: Bitboard,
+                  enemy_attacks: Bitboard, passed: Bitboard) -> tuple[int, int]:
+    """One side's terms that weigh its attacks against the enemy's, as (middlegame, endgame):
+    the safe flight squares of its royal knight, its safe checks, its threats on enemy pieces,
+    and how free its passed pawns are to run (*passed*: its passed pawns)."""
+    mg = eg = 0
+    royals = position.kings
+    royal = royals & own
+    if royal and (position.queens | position.rooks) & enemy:
+        flight = BB_KNIGHT_ATTACKS[top_square(royal)] & ~own & ~enemy_attacks
+        mg += ESCAPE_SQUARE_BONUS[min(popcount(flight), 7)]
+    if checks:
+        mg += SAFE_CHECK_BONUS * popcount(checks & ~enemy_attacks)
+
+    # Most of these sets are empty at most nodes: count only those that are not.
+    pieces = enemy & ~position.pawns & ~royals
+    hit = attacks & pieces
+    if hit:
+        by_pawns = pawn_attacks & hit
+        if by_pawns:
+            count = popcount(by_pawns)
+            mg += THREAT_BY_PAWN[0] * count
+            eg += THREAT_BY_PAWN[1] * count
+        heavy = minor_attacks & (position.rooks | position.queens) & hit
+        if heavy:
+            count = popcount(heavy)
+            mg += THREAT_BY_MINOR[0] * count
+            eg += THREAT_BY_MINOR[1] * count
+        queens = rook_attacks & position.queens & hit
+        if queens:
+            count = popcount(queens)
+            mg += THREAT_BY_ROOK[0] * count
+            eg += THREAT_BY_ROOK[1] * count
+        hanging = hit & ~enemy_attacks
+        if hanging:
+            count = popcount(hanging)
+            mg += HANGING[0] * count
+            eg += HANGING[1] * count
+
+    if passed:
+        white = bool(own & position.white)
+        enemy_royal = royals & enemy
+        occupied = position.occupied
+        while passed:
+            square = top_square(passed)
+            passed ^= BB_SQUARES[square]
+            rank = (square >> 3) if white else 7 - (square >> 3)
+            path = _FRONT_SPAN[white][square]
+            if not path & (occupied | enemy_attacks):
+                eg += PASSED_FREE_PATH[rank]
+            if rank > 2:
+                block = square + 8 if white else square - 8
+                if enemy_royal:
+                    eg += PASSED_ROYAL_DISTANCE[0] * (rank - 2) * _KNIGHT_DISTANCE[top_square(enemy_royal)][block]
+                if royal:
+                    eg += PASSED_ROYAL_DISTANCE[1] * (rank - 2) * _KNIGHT_DISTANCE[top_square(royal)][block]
     return mg, eg
 
 
@@ -320,26 +432,37 @@ def _queen_attacks(square: chess.Square, occupied: Bitboard) -> Bitboard:
             | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied])
 
 
-def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> Terms:
-    """Passed, doubled and isolated pawns, White positive; the phase slot is unused (0)."""
+def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> PawnTerms:
+    """Passed, doubled and isolated pawns (White positive), the passed pawns, and each side's pawn attacks."""
     mg = eg = 0
+    passed: Bitboard = 0
+    white_attacks: Bitboard = 0
+    black_attacks: Bitboard = 0
     for color, own, enemy in ((chess.WHITE, white_pawns, black_pawns), (chess.BLACK, black_pawns, white_pawns)):
         sign = 1 if color == chess.WHITE else -1
-        for square in chess.scan_forward(own):
-            file = chess.square_file(square)
-            relative_rank = chess.square_rank(square) if color == chess.WHITE else 7 - chess.square_rank(square)
+        pawns = own
+        while pawns:
+            square = top_square(pawns)
+            pawns ^= BB_SQUARES[square]
+            if color == chess.WHITE:
+                white_attacks |= BB_PAWN_ATTACKS[chess.WHITE][square]
+            else:
+                black_attacks |= BB_PAWN_ATTACKS[chess.BLACK][square]
+            file = square & 7
+            relative_rank = (square >> 3) if color == chess.WHITE else 7 - (square >> 3)
             if not enemy & _PASSED_SPAN[color][square]:
+                passed |= BB_SQUARES[square]
                 mg += sign * PASSED_PAWN_MG[relative_rank]
                 eg += sign * PASSED_PAWN_EG[relative_rank]
             if not own & _ADJACENT_FILES[file]:
                 mg += sign * ISOLATED_PAWN
                 eg += sign * ISOLATED_PAWN
         for file_mask in BB_FILES:
-            extra = chess.popcount(own & file_mask) - 1
+            extra = popcount(own & file_mask) - 1
             if extra > 0:
                 mg += sign * DOUBLED_PAWN * extra
                 eg += sign * DOUBLED_PAWN * extra
-    return mg, eg, 0
+    return mg, eg, passed, white_attacks, black_attacks
 
 
 _DISTANCE: Final = [[chess.square_distance(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
@@ -363,5 +486,37 @@ def _passed_span(color: chess.Color, square: chess.Square) -> Bitboard:
 
 _PASSED_SPAN: Final = [[_passed_span(color, square) for square in chess.SQUARES]
                        for color in (chess.BLACK, chess.WHITE)]
+
+def _front_span(color: chess.Color, square: chess.Square) -> Bitboard:
+    """The squares in front of a pawn on its own file, up to its promotion square."""
+    file, rank = chess.square_file(square), chess.square_rank(square)
+    ranks = range(rank + 1, 8) if color == chess.WHITE else range(0, rank)
+    span: Bitboard = 0
+    for r in ranks:
+        span |= BB_SQUARES[chess.square(file, r)]
+    return span
+
+
+_FRONT_SPAN: Final = [[_front_span(color, square) for square in chess.SQUARES]
+                      for color in (chess.BLACK, chess.WHITE)]
+
+
+def _knight_distances(start: chess.Square) -> list[int]:
+    """Knight moves from *start* to every square on an empty board (breadth first)."""
+    distance = [-1] * 64
+    distance[start] = 0
+    frontier = [start]
+    while frontier:
+        following = []
+        for square in frontier:
+            for target in chess.scan_forward(chess.BB_KNIGHT_ATTACKS[square]):
+                if distance[target] < 0:
+                    distance[target] = distance[square] + 1
+                    following.append(target)
+        frontier = following
+    return distance
+
+
+_KNIGHT_DISTANCE: Final = [_knight_distances(square) for square in chess.SQUARES]
 
 assert COMMONER == chess.KNIGHT and ROYAL_KNIGHT == chess.KING  # the tables are indexed this way

@@ -137,7 +137,7 @@ class Engine:
         self._tt: dict[int, tuple[int, int, int, Move]] = {}
         self._history: list[list[int]] = [[0] * 4096 for _ in chess.COLORS]
         self._countermoves: list[list[Move]] = [[NO_MOVE] * 4096 for _ in chess.COLORS]
-        self._pawn_cache: dict[tuple[int, int], evaluation.Terms] = {}
+        self._pawn_cache: evaluation.PawnCache = {}
 
     @property
     def hash_mb(self) -> int:
@@ -203,7 +203,7 @@ class _Search:
     def __init__(self, board: KnightmateBoard, limits: Limits, time_budget: Budget, started: float,
                  stop: threading.Event | None, tt: dict[int, tuple[int, int, int, Move]],
                  tt_capacity: int, history: list[list[int]], countermoves: list[list[Move]],
-                 pawn_cache: dict[tuple[int, int], evaluation.Terms], ponder: Ponder | None) -> None:
+                 pawn_cache: evaluation.PawnCache, ponder: Ponder | None) -> None:
         self.position, self.keys = _replay(board)
         self.turn = board.turn
         self.move_number = board.fullmove_number
