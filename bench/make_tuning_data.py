@@ -143,8 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--games", type=int, default=100000, help="stop after this many games")
     parser.add_argument("--minutes", type=float, default=30.0, help="stop starting games after this long")
     parser.add_argument("--nodes", type=int, default=8000, help="nodes per move (default 8000)")
-    parser.add_argument("--random-plies", type=int, default=4, help="1 to this many random moves after the opening (0: none); at fixed nodes the engine is "
-                             "deterministic, so a game without one repeats an earlier game")
+    parser.add_argument(
+        "--random-plies", type=int, default=4,
+        help="1 to this many random moves after the opening (0: none); at fixed nodes the engine is "
+        "deterministic, so a game without one repeats an earlier game")
     parser.add_argument("--win-cp", type=int, default=1000, help="adjudicate a win beyond this score")
     parser.add_argument("--win-plies", type=int, default=6, help="... held for this many plies")
     parser.add_argument("--draw-after", type=int, default=100, help="adjudicate draws from this ply on")

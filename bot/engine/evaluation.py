@@ -51,7 +51,8 @@ if TYPE_CHECKING:  # position.py imports this module's tables; the evaluation on
 # bench/tune_evaluation.py (Texel's method; 75k quiet positions from 965 Fairy-Stockfish self-play
 # games, 2026-12-01), which writes them here; the refit beat the estimates in an A/B match
 # (bench/README.md). The threat, safe-check and passed-path terms came on 2026-12-02 with a
-# refit of every number on 382k quiet positions from 5,123 games. The terms' comments say why each term exists, not where its value came from.
+# refit of every number on 382k quiet positions from 5,123 games. The terms' comments say why
+# each term exists, not where its value came from.
 # ---------------------------------------------------------------------------------------------
 
 #: Material in centipawns, indexed by python-chess piece type (COMMONER is chess.KNIGHT).
