@@ -36,7 +36,7 @@ import chess
 from chess import BB_DIAG_ATTACKS, BB_DIAG_MASKS, BB_FILES, BB_KING_ATTACKS, BB_KNIGHT_ATTACKS, Bitboard
 
 from bot.engine import evaluation as ev
-from bot.engine.constants import signed
+from bot.engine.constants import diagonal_attacks, signed, straight_attacks
 
 #: Pieces with a shaped piece-square table (``_table(step, ranks)``), by python-chess type.
 SHAPED_TABLES = {
@@ -276,7 +276,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
     target = enemy_royal.bit_length() - 1
     files_and_ranks = diagonals = steps = 0
     if threatened:
-        files_and_ranks = ev._rook_attacks(target, engine_occupied) & not_own
+        files_and_ranks = straight_attacks(target, engine_occupied) & not_own
         diagonals = BB_DIAG_ATTACKS[target][BB_DIAG_MASKS[target] & occupied] & not_own
         steps = BB_KING_ATTACKS[target] & not_own
 
@@ -294,7 +294,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
             checks |= reach & diagonals
     own_pawns = all_pawns & own
     for square in chess.scan_forward(all_rooks & own):
-        reach = ev._rook_attacks(square, engine_occupied) & not_own
+        reach = straight_attacks(square, engine_occupied) & not_own
         mobility = reach.bit_count() - ev.ROOK_MOBILITY[2]
         add(("ROOK_MOBILITY", "0"), mobility, 0)
         add(("ROOK_MOBILITY", "1"), 0, mobility)
@@ -307,7 +307,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
             add(("ROOK_CHECK_PENALTY",), (reach & files_and_ranks).bit_count(), 0)
             checks |= reach & files_and_ranks
     for square in chess.scan_forward(all_queens & own):
-        reach = ev._queen_attacks(square, engine_occupied) & not_own
+        reach = (diagonal_attacks(square, engine_occupied) | straight_attacks(square, engine_occupied)) & not_own
         mobility = reach.bit_count() - ev.QUEEN_MOBILITY[2]
         add(("QUEEN_MOBILITY", "0"), mobility, 0)
         add(("QUEEN_MOBILITY", "1"), 0, mobility)

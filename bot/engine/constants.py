@@ -119,3 +119,14 @@ BB_RANK_MASKS: Final[list[Bitboard]] = _signed_list(chess.BB_RANK_MASKS)
 BB_RANK_ATTACKS: Final[list[dict[Bitboard, Bitboard]]] = _signed_values(chess.BB_RANK_ATTACKS)
 
 assert all(mask >= 0 for mask in (*BB_DIAG_MASKS, *BB_FILE_MASKS, *BB_RANK_MASKS))
+
+
+def diagonal_attacks(square: int, occupied: Bitboard) -> Bitboard:
+    """The squares a bishop on *square* attacks when *occupied* holds the pieces."""
+    return BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied]
+
+
+def straight_attacks(square: int, occupied: Bitboard) -> Bitboard:
+    """The squares a rook on *square* attacks when *occupied* holds the pieces."""
+    return (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
+            | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied])

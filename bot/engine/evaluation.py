@@ -21,20 +21,16 @@ from typing import TYPE_CHECKING, Final
 import chess
 
 from bot.engine.constants import (
-    BB_DIAG_ATTACKS,
-    BB_DIAG_MASKS,
-    BB_FILE_ATTACKS,
-    BB_FILE_MASKS,
     BB_FILES,
     BB_KING_ATTACKS,
     BB_KNIGHT_ATTACKS,
     BB_PAWN_ATTACKS,
-    BB_RANK_ATTACKS,
-    BB_RANK_MASKS,
     BB_SQUARES,
     WHITE,
     Bitboard,
+    diagonal_attacks,
     popcount,
+    straight_attacks,
     top_square,
 )
 from variant import COMMONER, ROYAL_KNIGHT
@@ -295,8 +291,8 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
     target = 0
     if threatened:
         target = top_square(enemy_royal)
-        files_and_ranks = _rook_attacks(target, occupied) & not_own
-        diagonals = BB_DIAG_ATTACKS[target][BB_DIAG_MASKS[target] & occupied] & not_own
+        files_and_ranks = straight_attacks(target, occupied) & not_own
+        diagonals = diagonal_attacks(target, occupied) & not_own
         steps = BB_KING_ATTACKS[target] & not_own
 
     bishops = all_bishops & own
@@ -306,7 +302,7 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
     while bishops:
         square = top_square(bishops)
         bishops ^= BB_SQUARES[square]
-        seen = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied]
+        seen = diagonal_attacks(square, occupied)
         minor_attacks |= seen
         reach = seen & not_own
         count = popcount(reach)
@@ -320,7 +316,7 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
     while rooks:
         square = top_square(rooks)
         rooks ^= BB_SQUARES[square]
-        seen = _rook_attacks(square, occupied)
+        seen = straight_attacks(square, occupied)
         rook_attacks |= seen
         reach = seen & not_own
         count = popcount(reach)
@@ -338,7 +334,7 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
     while queens:
         square = top_square(queens)
         queens ^= BB_SQUARES[square]
-        seen = _queen_attacks(square, occupied)
+        seen = diagonal_attacks(square, occupied) | straight_attacks(square, occupied)
         attacks |= seen
         reach = seen & not_own
         count = popcount(reach)
@@ -420,17 +416,6 @@ def _threat_terms(position: Position, own: Bitboard, enemy: Bitboard, pawn_attac
                 if royal:
                     eg += PASSED_ROYAL_DISTANCE[1] * (rank - 2) * _KNIGHT_DISTANCE[top_square(royal)][block]
     return mg, eg
-
-
-def _rook_attacks(square: chess.Square, occupied: Bitboard) -> Bitboard:
-    return (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
-            | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied])
-
-
-def _queen_attacks(square: chess.Square, occupied: Bitboard) -> Bitboard:
-    return (BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied]
-            | BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
-            | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied])
 
 
 def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> PawnTerms:

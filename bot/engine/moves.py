@@ -20,19 +20,15 @@ from typing import Final
 import chess
 
 from bot.engine.constants import (
-    BB_DIAG_ATTACKS,
-    BB_DIAG_MASKS,
-    BB_FILE_ATTACKS,
-    BB_FILE_MASKS,
     BB_KING_ATTACKS,
     BB_PAWN_ATTACKS,
     BB_RANK_1,
     BB_RANK_8,
-    BB_RANK_ATTACKS,
-    BB_RANK_MASKS,
     BB_SQUARES,
     WHITE,
     Bitboard,
+    diagonal_attacks,
+    straight_attacks,
     top_square,
 )
 from bot.engine.evaluation import PIECE_VALUES
@@ -156,9 +152,8 @@ def quiet_checks(position: Position) -> list[Move]:
         return []
     target = top_square(royal)
     occupied = position.occupied
-    diagonal = BB_DIAG_ATTACKS[target][BB_DIAG_MASKS[target] & occupied]
-    straight = (BB_RANK_ATTACKS[target][BB_RANK_MASKS[target] & occupied]
-                | BB_FILE_ATTACKS[target][BB_FILE_MASKS[target] & occupied])
+    diagonal = diagonal_attacks(target, occupied)
+    straight = straight_attacks(target, occupied)
     # Where each piece type (indexed as python-chess's) gives check from: a pawn of ours there
     # attacks the target as an enemy pawn on the target attacks that square.
     checking: tuple[Bitboard, ...] = (0, BB_PAWN_ATTACKS[them][target], BB_KING_ATTACKS[target], diagonal,

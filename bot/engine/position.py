@@ -40,13 +40,11 @@ from bot.engine.constants import (
     BB_D1,
     BB_D8,
     BB_DIAG_ATTACKS,
-    BB_DIAG_MASKS,
     BB_F1,
     BB_F8,
     BB_FILE_A,
     BB_FILE_ATTACKS,
     BB_FILE_H,
-    BB_FILE_MASKS,
     BB_G1,
     BB_G8,
     BB_KING_ATTACKS,
@@ -55,11 +53,12 @@ from bot.engine.constants import (
     BB_RANK_2,
     BB_RANK_7,
     BB_RANK_ATTACKS,
-    BB_RANK_MASKS,
     BB_SQUARES,
     WHITE,
     Bitboard,
+    diagonal_attacks,
     signed,
+    straight_attacks,
     top_square,
 )
 from bot.engine.evaluation import EG, MG, PHASE_WEIGHTS
@@ -263,11 +262,10 @@ class Position:
         occupied = self.occupied
         queens = self.queens
         lines = (self.rooks | queens) & attackers
-        if lines and (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
-                      | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied]) & lines:
+        if lines and straight_attacks(square, occupied) & lines:
             return True
         diagonals = (self.bishops | queens) & attackers
-        return bool(diagonals and BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & diagonals)
+        return bool(diagonals and diagonal_attacks(square, occupied) & diagonals)
 
     def attackers_to(self, square: int, occupied: Bitboard) -> Bitboard:
         """The pieces of both colours among *occupied* that attack *square* when only the squares
@@ -279,11 +277,10 @@ class Position:
                      | BB_PAWN_ATTACKS[chess.WHITE][square] & self.pawns & self.black)
         lines = self.rooks | queens
         if lines:
-            attackers |= (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
-                          | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied]) & lines
+            attackers |= straight_attacks(square, occupied) & lines
         diagonals = self.bishops | queens
         if diagonals:
-            attackers |= BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & diagonals
+            attackers |= diagonal_attacks(square, occupied) & diagonals
         return attackers & occupied
 
     def in_check(self) -> bool:
@@ -392,7 +389,7 @@ class Position:
         while pieces:
             square = top_square(pieces)
             pieces ^= BB_SQUARES[square]
-            attacks = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & targets
+            attacks = diagonal_attacks(square, occupied) & targets
             while attacks:
                 to = top_square(attacks)
                 attacks ^= BB_SQUARES[to]
@@ -401,8 +398,7 @@ class Position:
         while pieces:
             square = top_square(pieces)
             pieces ^= BB_SQUARES[square]
-            attacks = (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
-                       | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied]) & targets
+            attacks = straight_attacks(square, occupied) & targets
             while attacks:
                 to = top_square(attacks)
                 attacks ^= BB_SQUARES[to]
@@ -634,11 +630,9 @@ class Position:
         if piece == COMMONER:
             return bool(BB_KING_ATTACKS[from_square] & to_mask)
         occupied = self.occupied
-        if piece != ROOK and BB_DIAG_ATTACKS[from_square][BB_DIAG_MASKS[from_square] & occupied] & to_mask:
+        if piece != ROOK and diagonal_attacks(from_square, occupied) & to_mask:
             return True
-        return piece != BISHOP and bool(
-            (BB_RANK_ATTACKS[from_square][BB_RANK_MASKS[from_square] & occupied]
-             | BB_FILE_ATTACKS[from_square][BB_FILE_MASKS[from_square] & occupied]) & to_mask)
+        return piece != BISHOP and bool(straight_attacks(from_square, occupied) & to_mask)
 
     def has_non_pawn_material(self, color: chess.Color) -> bool:
         """Whether *color* has a piece besides pawns and the royal knight (no zugzwang risk)."""
