@@ -1,5 +1,5 @@
-"""Bitboards as native 64-bit integers: python-chess's tables in the engine's signed form, and
-the bit scans and counts that form needs.
+"""Bitboards as native 64-bit integers: python-chess's tables in the engine's signed form, the
+bit scans and counts that form needs, and the slider lookups every module shares.
 
 Why a form of our own: python-chess's bitboards are Python ints up to 2^64 - 1, and in code
 compiled by mypyc an ``int`` is native only below 2^62; any bitboard holding g8 or h8 (bits 62
