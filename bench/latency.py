@@ -38,15 +38,15 @@ from pathlib import Path
 
 import requests
 
-from bot.client import Client, MoveOutcome
+from bot.cli.demo import local_settings
 from bot.config import Secret, Settings
-from bot.demo import local_settings
 from bot.engine import Limits, SearchResult
-from bot.engines import BuiltinEngines
-from bot.events import GameFull, GameState, GameStreamEvent
-from bot.runner import Runner
+from bot.games.runner import Runner
+from bot.remote.client import Client, MoveOutcome
+from bot.remote.events import GameFull, GameState, GameStreamEvent
 from bot.sandbox import Sandbox
-from bot.search_pool import SearchPool
+from bot.thinking.search_pool import SearchPool
+from bot.thinking.sources import BuiltinEngines
 
 BOT = "benchbot"
 TOKEN = "tok-bench"

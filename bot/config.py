@@ -28,8 +28,8 @@ from urllib.parse import urlsplit
 import yaml
 from chess.engine import MANAGED_OPTIONS
 
-from bot.dialect import AUTO, DIALECTS, Dialect, resolve
 from bot.engine.book import DEFAULT_BOOK, check_book_file
+from bot.remote.dialect import AUTO, DIALECTS, Dialect, resolve
 
 TOKEN_ENV = "KNIGHTMATE_BOT_TOKEN"
 DIALECT_CHOICES = (AUTO, *DIALECTS)
@@ -75,7 +75,7 @@ class ServerSettings:
 
     @property
     def resolved_dialect(self) -> Dialect:
-        """The dialect named, or for ``auto`` the one of the server's host (:func:`bot.dialect.resolve`)."""
+        """The dialect named, or for ``auto`` the one of the server's host (:func:`bot.remote.dialect.resolve`)."""
         return resolve(self.dialect, self.url)
 
 
@@ -109,7 +109,7 @@ class EngineSettings:
     hang_margin_s: float = 3.0
     ponder: bool = True
     book: bool | str = True
-    # The clock reserve (bot.clock_reserve): after a move the bot keeps at least the lesser of
+    # The clock reserve (bot.games.clock_reserve): after a move the bot keeps at least the lesser of
     # these two, plus this many times the slowest recent move echo of the game.
     clock_reserve_ms: int = 5_000
     clock_reserve_share: float = 0.2

@@ -1,4 +1,4 @@
-"""External engines for the tests of ``bot/engines.py``: commands, and the engine processes this
+"""External engines for the tests of ``bot/thinking/sources.py``: commands, and the engine processes this
 test process has running (read from ``/proc``, so the tests see what the operating system sees,
 not what the bot believes)."""
 

@@ -21,11 +21,11 @@ import pytest
 import requests
 from test_bot_e2e_support import BOT, TOKEN, LocalBot, bot_settings, check_game, decline_reason, make_sandbox, play
 
-from bot import runner
 from bot.config import ChallengeSettings
 from bot.engine import Limits, SearchResult
+from bot.games import runner
 from bot.sandbox import GameRecord, Sandbox
-from bot.search_pool import SearchPool
+from bot.thinking.search_pool import SearchPool
 
 DIALECTS = ("lichess", "pychess")
 LEGAL_CUSTOM_FEN = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
@@ -65,7 +65,7 @@ def bot(sandbox: Sandbox, tmp_path: Path, searcher: SearchPool) -> Iterator[Loca
 def test_whole_game_is_played_to_the_end_with_greeting_goodbye_and_pgn(sandbox: Sandbox, bot: LocalBot,
                                                                         color: str,
                                                                         caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="bot.player")
+    caplog.set_level(logging.INFO, logger="bot.games.player")
     game_id = play(sandbox, "human", color=color)          # the challenger's colour
     record, pgn = check_game(sandbox, game_id, bot)
     assert record.white == ("human" if color == "white" else BOT)

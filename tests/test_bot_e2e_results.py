@@ -15,10 +15,10 @@ import chess.pgn
 import pytest
 from test_bot_e2e_support import BOT, LocalBot, bot_settings, check_game, make_sandbox, play
 
-from bot.client import RESULT_LOOKUP_ATTEMPTS
 from bot.engine import Limits, SearchResult
+from bot.remote.client import RESULT_LOOKUP_ATTEMPTS
 from bot.sandbox import Sandbox
-from bot.search_pool import SearchPool
+from bot.thinking.search_pool import SearchPool
 
 
 def reason(pgn: chess.pgn.Game) -> str:

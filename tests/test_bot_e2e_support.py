@@ -1,6 +1,6 @@
 """Shared harness for the bot's end-to-end tests: the real bot against the sandbox over HTTP on 127.0.0.1.
 
-:class:`LocalBot` runs the real :class:`~bot.runner.Runner` (client, players, and the search pool
+:class:`LocalBot` runs the real :class:`~bot.games.runner.Runner` (client, players, and the search pool
 or an external UCI engine) on a thread; :func:`check_game` holds every assertion a finished game
 must pass: over, every post by the bot legal and accepted, no post twice, no loss, and a PGN whose
 result is the true one or an honest ``*``.
@@ -17,12 +17,12 @@ from pathlib import Path
 
 import chess.pgn
 
-from bot.client import Client
+from bot.cli.demo import local_settings
 from bot.config import Secret, Settings
-from bot.demo import local_settings
-from bot.engines import BuiltinEngines, Engines, Pool
-from bot.runner import Runner
+from bot.games.runner import Runner
+from bot.remote.client import Client
 from bot.sandbox import GameRecord, Sandbox
+from bot.thinking.sources import BuiltinEngines, Engines, Pool
 
 BOT = "mybot"
 TOKEN = "tok-mybot"

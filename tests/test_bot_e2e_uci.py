@@ -28,8 +28,8 @@ from test_bot_e2e_support import BOT, LocalBot, bot_settings, check_game, make_s
 from test_sandbox_support import ScriptedClient
 
 from bot.config import parse_settings
-from bot.engines import UciEngines
 from bot.sandbox import Sandbox
+from bot.thinking.sources import UciEngines
 from variant import KnightmateBoard
 
 DIALECTS = ("lichess", "pychess")

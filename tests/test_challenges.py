@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from bot.challenges import decide, start_position_problem
 from bot.config import ChallengeSettings
-from bot.events import Challenge
+from bot.games.challenges import decide, start_position_problem
+from bot.remote.events import Challenge
 from variant import STARTING_FEN
 
 KNIGHTMATE_3_2 = Challenge(id="c1", challenger="Alice", challenger_is_bot=False, variant="knightmate",

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from test_bot_e2e_support import BOT, LocalBot, bot_settings, make_sandbox, play
 
-from bot.chat import COMMANDS, COOLDOWN_S, ChatCommands, asked_command
 from bot.config import ChatSettings, ConfigError, parse_settings
-from bot.events import ChatLine
+from bot.games.chat import COMMANDS, COOLDOWN_S, ChatCommands, asked_command
+from bot.remote.events import ChatLine
 from bot.sandbox import Sandbox
-from bot.search_pool import SearchPool
+from bot.thinking.search_pool import SearchPool
 
 
 @pytest.mark.parametrize(("text", "command"), [

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 
 
 def test_board_prints_the_start_position_and_its_legal_moves_in_san(capsys: pytest.CaptureFixture[str]) -> None:

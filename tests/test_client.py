@@ -1,4 +1,4 @@
-"""bot.wire and bot.client against recorded lines and a tiny scripted HTTP server on 127.0.0.1."""
+"""bot.remote.wire and bot.remote.client against recorded lines and a tiny scripted HTTP server on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from bot.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
 from bot.config import GameSettings, Secret, ServerSettings
-from bot.dialect import LICHESS, PYCHESS
-from bot.events import (
+from bot.remote.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
+from bot.remote.dialect import LICHESS, PYCHESS
+from bot.remote.events import (
     ChallengeGone,
     ChallengeReceived,
     ChatLine,
@@ -29,7 +29,7 @@ from bot.events import (
     OpponentGone,
     ServerShutdown,
 )
-from bot.wire import MalformedLine, parse_event_line, parse_game_line
+from bot.remote.wire import MalformedLine, parse_event_line, parse_game_line
 
 TOKEN = "lip_TOPSECRET123"
 

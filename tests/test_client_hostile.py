@@ -1,4 +1,4 @@
-"""bot.wire and bot.client against a server that misbehaves: lines outside the parser's contract,
+"""bot.remote.wire and bot.remote.client against a server that misbehaves: lines outside the parser's contract,
 huge lines, endless Retry-After, ids that are paths, streams that hang up after one line."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from collections.abc import Iterator
 import pytest
 from test_client import TOKEN, FakeServer, Handler, answer, make_client, sequence, serving
 
-from bot.client import MAX_RETRY_AFTER_S, Client, ClientError, GameStreamLost, MoveOutcome, split_lines
 from bot.config import GameSettings, Secret, ServerSettings
-from bot.dialect import LICHESS, PYCHESS
-from bot.events import ChallengeReceived, ChatLine, GameStarted, GameState, OpponentGone
-from bot.wire import MalformedLine, parse_event_line, parse_game_line
+from bot.remote.client import MAX_RETRY_AFTER_S, Client, ClientError, GameStreamLost, MoveOutcome, split_lines
+from bot.remote.dialect import LICHESS, PYCHESS
+from bot.remote.events import ChallengeReceived, ChatLine, GameStarted, GameState, OpponentGone
+from bot.remote.wire import MalformedLine, parse_event_line, parse_game_line
 
 MOVE = "/api/bot/game/g1/move/e2e4"
 

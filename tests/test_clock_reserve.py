@@ -1,4 +1,4 @@
-"""bot.clock_reserve: the reserve rule, the clock every engine is shown, the quick first move after
+"""bot.games.clock_reserve: the reserve rule, the clock every engine is shown, the quick first move after
 a restart, and what an external engine really reads on its ``go`` line."""
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from engine_processes import FAKE_ENGINE
 from test_engines import uci_settings
 from test_game import new_game
 
-from bot.clock_reserve import (
+from bot.engine import Limits
+from bot.engine.clock import budget
+from bot.games.clock_reserve import (
     RESTART_MOVE_MAX_MS,
     RESTART_MOVE_MIN_MS,
     ClockReserve,
@@ -18,11 +20,9 @@ from bot.clock_reserve import (
     engine_clock_ms,
     restart_limits,
 )
-from bot.engine import Limits
-from bot.engine.clock import budget
-from bot.engines import UciEngines
-from bot.events import GameFull, GameState, Player
-from bot.game import Game
+from bot.games.record import Game
+from bot.remote.events import GameFull, GameState, Player
+from bot.thinking.sources import UciEngines
 
 RESERVE = ClockReserve(floor_ms=5_000, base_share=0.2, latency_factor=3.0)
 

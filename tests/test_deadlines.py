@@ -1,8 +1,8 @@
-"""bot.deadlines: a deadline fires once; following the same time again does not re-arm it."""
+"""bot.games.deadlines: a deadline fires once; following the same time again does not re-arm it."""
 
 from __future__ import annotations
 
-from bot.deadlines import Deadlines
+from bot.games.deadlines import Deadlines
 
 
 def test_a_deadline_fires_once_and_only_when_its_time_has_come() -> None:

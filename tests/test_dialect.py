@@ -1,4 +1,4 @@
-"""The server dialect is one object: nothing outside :mod:`bot.dialect` compares dialect names, and the
+"""The server dialect is one object: nothing outside :mod:`bot.remote.dialect` compares dialect names, and the
 bot's dialects agree with the sandbox's twins, which imitate the servers they describe."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from bot import dialect as bot_dialect
-from bot.dialect import DIALECTS, LICHESS, PYCHESS, resolve
-from bot.sandbox import dialect as sandbox_dialect
-from bot.sandbox.dialect import DIALECTS as SANDBOX_DIALECTS
+from bot.remote import dialect as bot_dialect
+from bot.remote.dialect import DIALECTS, LICHESS, PYCHESS, resolve
+from bot.sandbox import servers as sandbox_dialect
 from bot.sandbox.model import Account, Challenge, Game
+from bot.sandbox.servers import DIALECTS as SANDBOX_DIALECTS
 
 CUSTOM_FEN = "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"
 

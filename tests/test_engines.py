@@ -1,4 +1,4 @@
-"""``bot/engines.py`` without a server: what an external engine is told, what it answers, and what
+"""``bot/thinking/sources.py`` without a server: what an external engine is told, what it answers, and what
 happens when it fails to start, hangs or dies. Real engines where it matters: Fairy-Stockfish
 (skipped where it is not installed) and ``knightmate-bot uci``; a fake for the faults."""
 
@@ -26,7 +26,7 @@ from engine_processes import (
 
 from bot.config import EngineSettings, parse_settings
 from bot.engine import Limits, SearchResult
-from bot.engines import (
+from bot.thinking.sources import (
     BuiltinEngines,
     EngineHung,
     EngineStartError,

@@ -1,4 +1,4 @@
-"""bot.game: one game's board, turn, clocks, legality, abort timing, result and PGN, without I/O."""
+"""bot.games.record: one game's board, turn, clocks, legality, abort timing, result and PGN, without I/O."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import chess.engine
 import chess.pgn
 import pytest
 
-from bot.clock_reserve import ClockReserve
 from bot.config import EngineSettings
 from bot.engine import SearchResult
-from bot.events import GameEnded, GameFull, GameState, OpponentGone, Player, ReportedResult
-from bot.game import Game
+from bot.games.clock_reserve import ClockReserve
+from bot.games.record import Game
+from bot.remote.events import GameEnded, GameFull, GameState, OpponentGone, Player, ReportedResult
 from variant import KnightmateBoard
 
 # White mates at ply 7 with the queen: d1h5.

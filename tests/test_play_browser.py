@@ -20,7 +20,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from bot.sandbox import Sandbox
-from bot.sandbox.page import PageServer
+from bot.web.server import PageServer
 
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 

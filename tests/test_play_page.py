@@ -21,10 +21,10 @@ import chess
 import pytest
 import requests
 
-from bot.cli import main
-from bot.play import PlayError, announce, check_host
+from bot.cli.local_page import PlayError, announce, check_host
+from bot.cli.main import main
 from bot.sandbox import Sandbox, human
-from bot.sandbox.page import CSRF_HEADER, PageServer, host_allowed
+from bot.web.server import CSRF_HEADER, PageServer, host_allowed
 from variant import KnightmateBoard
 
 KEY = "the-test-key"

@@ -1,4 +1,4 @@
-"""bot.player with a scripted client and engine: a move whose answer was lost is never posted twice blindly."""
+"""bot.games.player with a scripted client and engine: a move whose answer was lost is never posted twice blindly."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import chess
 
-from bot.client import ClientError, MoveOutcome
 from bot.config import EngineSettings, GameSettings, Settings
-from bot.dialect import PYCHESS
 from bot.engine import Limits, SearchResult
-from bot.events import GameEnded, GameFull, GameState, GameStreamEvent, Player, ReportedResult
-from bot.game import Result
-from bot.player import GamePlayer
+from bot.games.player import GamePlayer
+from bot.games.record import Result
+from bot.remote.client import ClientError, MoveOutcome
+from bot.remote.dialect import PYCHESS
+from bot.remote.events import GameEnded, GameFull, GameState, GameStreamEvent, Player, ReportedResult
 
 
 def full(moves: tuple[str, ...]) -> GameFull:

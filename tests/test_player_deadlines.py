@@ -1,4 +1,4 @@
-"""bot.player's deadlines and retries with a scripted client: nothing fires twice, nothing spins,
+"""bot.games.player's deadlines and retries with a scripted client: nothing fires twice, nothing spins,
 and a move the server keeps refusing ends in a resignation, not a loop."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from pathlib import Path
 
 from test_player import OneMoveEngine, ScriptedClient, full
 
-from bot.client import ClientError, MoveOutcome
 from bot.config import GameSettings, ServerSettings, Settings
-from bot.events import GameFull, GameState, OpponentGone, Player
-from bot.game import Result
-from bot.player import MAX_MOVE_ATTEMPTS, RESIGN_ATTEMPTS, GamePlayer
+from bot.games.player import MAX_MOVE_ATTEMPTS, RESIGN_ATTEMPTS, GamePlayer
+from bot.games.record import Result
+from bot.remote.client import ClientError, MoveOutcome
+from bot.remote.events import GameFull, GameState, OpponentGone, Player
 
 
 class FailingCallsClient(ScriptedClient):

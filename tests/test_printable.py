@@ -1,8 +1,8 @@
-"""bot.printable: server text is logged without control characters, other text as it is."""
+"""bot.games.printable: server text is logged without control characters, other text as it is."""
 
 from __future__ import annotations
 
-from bot.printable import printable
+from bot.games.printable import printable
 
 
 def test_control_and_format_characters_are_escaped() -> None:

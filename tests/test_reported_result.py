@@ -1,5 +1,5 @@
 """How a pychess game ended, asked of its round socket: parsing the ``board`` message, the socket
-URL, and :meth:`bot.client.Client.reported_result` against the sandbox's socket over real
+URL, and :meth:`bot.remote.client.Client.reported_result` against the sandbox's socket over real
 WebSocket connections on 127.0.0.1, with the socket healthy, refused, silent, closing, babbling or
 not there at all."""
 
@@ -13,12 +13,12 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from bot.client import RESULT_LOOKUP_ATTEMPTS, Client, ClientError
 from bot.config import GameSettings, Secret, ServerSettings
-from bot.events import ReportedResult
-from bot.round_socket import RoundSocketError, read_round_board, round_socket_url
+from bot.remote.client import RESULT_LOOKUP_ATTEMPTS, Client, ClientError
+from bot.remote.events import ReportedResult
+from bot.remote.round_socket import RoundSocketError, read_round_board, round_socket_url
+from bot.remote.wire import MalformedLine, parse_round_board
 from bot.sandbox import Sandbox
-from bot.wire import MalformedLine, parse_round_board
 
 READ_TIMEOUT_S = 0.8
 

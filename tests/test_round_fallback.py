@@ -1,4 +1,4 @@
-"""bot.round_fallback and the player's use of it: the game read from pychess's round socket while the
+"""bot.games.round_fallback and the player's use of it: the game read from pychess's round socket while the
 game stream is refused, the stream winning when it disagrees, and the setup a restarted bot keeps."""
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ import chess
 import pytest
 from test_game import new_game
 
-from bot import round_fallback
-from bot.client import Client, MoveOutcome
 from bot.config import EngineSettings, GameSettings, Secret, ServerSettings, Settings
-from bot.dialect import PYCHESS
 from bot.engine import Limits, SearchResult
-from bot.events import GameFull, GameState, GameStreamEvent, KeepAlive, Player, ReportedResult, RoundBoard
-from bot.game import Game, Result
-from bot.player import GamePlayer
-from bot.round_fallback import RoundReader, disagreement, full_from_setup, setup_of, state_from_round
-from bot.storage import StateFile
-from bot.wire import MalformedLine, parse_round_board
+from bot.games import round_fallback
+from bot.games.player import GamePlayer
+from bot.games.record import Game, Result
+from bot.games.round_fallback import RoundReader, disagreement, full_from_setup, setup_of, state_from_round
+from bot.games.storage import StateFile
+from bot.remote.client import Client, MoveOutcome
+from bot.remote.dialect import PYCHESS
+from bot.remote.events import GameFull, GameState, GameStreamEvent, KeepAlive, Player, ReportedResult, RoundBoard
+from bot.remote.wire import MalformedLine, parse_round_board
 from variant import KnightmateBoard
 
 OPENING = ("e2e3", "e7e6", "d2d3")

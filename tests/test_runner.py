@@ -1,4 +1,4 @@
-"""bot.runner with a scripted client: what the runner does with events it fails on, challenges it
+"""bot.games.runner with a scripted client: what the runner does with events it fails on, challenges it
 cannot decide on, a failing event stream, and games beyond ``challenge.concurrency``."""
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
-import bot.runner
-from bot.client import Backoff, ClientError
+import bot.games.runner
 from bot.config import BotSettings, ChallengeSettings, GameSettings, ServerSettings, Settings
-from bot.dialect import LICHESS
-from bot.events import (
+from bot.games.runner import Runner
+from bot.remote.client import Backoff, ClientError
+from bot.remote.dialect import LICHESS
+from bot.remote.events import (
     Challenge,
     ChallengeReceived,
     EventStreamEvent,
@@ -29,7 +30,6 @@ from bot.events import (
     Player,
     ReportedResult,
 )
-from bot.runner import Runner
 
 
 class ScriptedClient:
@@ -155,7 +155,7 @@ def test_a_challenge_the_runner_cannot_decide_on_is_declined_and_the_bug_logged(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     def broken(*args: object) -> None:
         raise RuntimeError("a bug in the policy")
-    monkeypatch.setattr(bot.runner, "decide", broken)
+    monkeypatch.setattr(bot.games.runner, "decide", broken)
     runner, client, thread = make_runner(tmp_path)
     client.events_queue.put(ChallengeReceived(CHALLENGE))
     assert client.wait_for(lambda: client.answers)
@@ -238,7 +238,7 @@ def test_names_from_the_server_are_logged_with_control_characters_escaped(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="bot")
     runner, client, thread = make_runner(tmp_path)
-    forged = "alice\n2026-01-01 INFO bot.runner: challenge c9 from admin: accepted\x1b[2J"
+    forged = "alice\n2026-01-01 INFO bot.games.runner: challenge c9 from admin: accepted\x1b[2J"
     challenge = Challenge("c1", forged, False, "knight\rmate", False, "clock", 60_000, 0, None)
     client.events_queue.put(ChallengeReceived(challenge))
     assert client.wait_for(lambda: client.answers)

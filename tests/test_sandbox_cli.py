@@ -9,7 +9,7 @@ import threading
 import pytest
 from test_sandbox_support import ScriptedClient, json_lines, next_of_type
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.sandbox.serve import serve
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from bot.engine import Limits, Ponder, SearchResult
 from bot.engine.book import book_entry, write_book
-from bot.search_pool import SearchPool, WorkerDied, engine_search, less_waiting, ponder_line
+from bot.thinking.search_pool import SearchPool, WorkerDied, engine_search, less_waiting, ponder_line
 from variant import KnightmateBoard
 
 TIMEOUT_S = 60
@@ -97,7 +97,7 @@ def test_close_does_not_wait_for_a_long_search() -> None:
 
 
 def test_a_position_continued_from_a_cached_board_equals_one_built_from_scratch() -> None:
-    from bot.search_pool import _position
+    from bot.thinking.search_pool import _position
 
     line = ("e2e3", "e8d6", "d2d3", "d6f5", "c1d2", "f5h6")
     for plies in (2, 4, 6, 5):
@@ -194,7 +194,7 @@ def test_workers_answer_from_the_book_they_were_given(tmp_path: Path) -> None:
 
 
 def test_a_worker_whose_book_has_gone_searches_without_one(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    from bot.search_pool import _open_book
+    from bot.thinking.search_pool import _open_book
 
     assert _open_book(None) is None
     assert _open_book(str(tmp_path / "gone.bin")) is None

@@ -1,4 +1,4 @@
-"""bot.storage: the state file survives bad content, writes are atomic, heartbeat age."""
+"""bot.games.storage: the state file survives bad content, writes are atomic, heartbeat age."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import StateFile, age_s, touch, write_pgn
+from bot.games.storage import StateFile, age_s, touch, write_pgn
 
 
 def test_state_file_remembers_ids_across_instances(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""A UCI engine that misbehaves on purpose, for the tests of ``bot/engines.py``: run as
+"""A UCI engine that misbehaves on purpose, for the tests of ``bot/thinking/sources.py``: run as
 ``python tests/uci_fake_engine.py MODE [ARG]``.
 
 Modes: ``bestmove MOVE`` answers every ``go`` with MOVE; ``hang-once FILE MOVE``, when FILE does

@@ -2,7 +2,7 @@
 
 It lives apart from :mod:`bot.engine.search` because that module may be compiled with mypyc, and
 a frozen dataclass compiled by mypyc cannot be unpickled (an open mypyc issue), while the result
-travels back from the worker processes of :mod:`bot.search_pool` by pickle. This module stays
+travels back from the worker processes of :mod:`bot.thinking.search_pool` by pickle. This module stays
 plain Python in every build.
 """
 

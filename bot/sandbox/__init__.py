@@ -98,7 +98,7 @@ The human seat
 
 A person plays at the sandbox through a seat of its own, never through the Bot API, whose side
 does not change: the bot sees the person's challenges and moves in its dialect, as from anyone.
-``knightmate-bot play`` serves it to a browser (``bot/sandbox/page.py``, which also checks the
+``knightmate-bot play`` serves it to a browser (``bot/web/server.py``, which also checks the
 session cookie, the ``X-Knightmate-Play`` header on POSTs and the ``Host``); in-process::
 
     seat = sandbox.add_person("you", bot="mybot", opponent="randy")   # -> HumanSeat

@@ -19,12 +19,12 @@ from types import TracebackType
 
 import chess
 
-from bot.sandbox.dialect import DIALECTS
 from bot.sandbox.faults import Faults
 from bot.sandbox.handler import SandboxServer
 from bot.sandbox.human import HumanSeat
 from bot.sandbox.model import Account, Challenge, ChatLine, Game, MovePost, color_name
 from bot.sandbox.opponents import STRATEGIES, OpponentPlayer, make_strategy
+from bot.sandbox.servers import DIALECTS
 from bot.sandbox.world import World
 
 logger = logging.getLogger(__name__)

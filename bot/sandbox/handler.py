@@ -21,9 +21,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bot.sandbox import websocket
-from bot.sandbox.dialect import JsonObject
 from bot.sandbox.faults import Faults
 from bot.sandbox.model import Account
+from bot.sandbox.servers import JsonObject
 from bot.sandbox.streams import Stream
 from bot.sandbox.world import ApiError, Conflict, World
 

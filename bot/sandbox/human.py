@@ -1,7 +1,7 @@
 """The human seat: what a person at the sandbox can see and do, as plain JSON objects.
 
 A person plays through this seat, not through the Bot API: the page ``knightmate-bot play`` serves
-(:mod:`bot.sandbox.page`) is its only client. Every position the seat describes carries its legal
+(:mod:`bot.web.server`) is its only client. Every position the seat describes carries its legal
 moves in UCI and SAN and the position after each of them, computed here by
 :class:`variant.KnightmateBoard`, so the page never needs rules of its own. The shape follows
 Lichess's Board API (``gameFull`` then ``gameState`` objects) with those extras; the bot's side of
@@ -25,9 +25,9 @@ from typing import TypeVar
 import chess
 import chess.pgn
 
-from bot.challenges import start_position_problem
-from bot.sandbox.dialect import JsonObject
+from bot.games.challenges import start_position_problem
 from bot.sandbox.model import Account, Challenge, Game, board_from_fen, color_name
+from bot.sandbox.servers import JsonObject
 from bot.sandbox.world import ApiError, World
 
 T = TypeVar("T")

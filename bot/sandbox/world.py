@@ -20,7 +20,6 @@ from typing import Any
 
 import chess
 
-from bot.sandbox.dialect import Dialect, JsonObject, ndjson
 from bot.sandbox.model import (
     Account,
     Challenge,
@@ -33,6 +32,7 @@ from bot.sandbox.model import (
     decline_reason_key,
     new_id,
 )
+from bot.sandbox.servers import Dialect, JsonObject, ndjson
 from bot.sandbox.streams import Feed, Stream
 
 logger = logging.getLogger(__name__)

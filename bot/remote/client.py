@@ -3,7 +3,7 @@
 berserk does the plain calls (account, upgrade, accept, move, abort, resign) through a
 :class:`TimeoutSession`, a berserk ``TokenSession`` that never waits forever. requests fills
 berserk's gaps: form bodies for decline and chat (pychess ignores JSON bodies), the dialect's
-headers (:attr:`bot.dialect.Dialect.headers`), ``offeringDraw``, ``claim-victory``, and the
+headers (:attr:`bot.remote.dialect.Dialect.headers`), ``offeringDraw``, ``claim-victory``, and the
 streams themselves, which the bot reads as raw lines (berserk drops the keep-alives the heartbeat
 needs and gives up on the first malformed line).
 
@@ -22,7 +22,7 @@ What this module guarantees to its callers:
   :data:`MoveOutcome.UNCERTAIN`, never re-posted blindly (on pychess a second post of the same
   move is an illegal move that loses the game).
 
-Every id that goes into a URL path must be a plain token (:func:`bot.wire.is_plain_id`) and is
+Every id that goes into a URL path must be a plain token (:func:`bot.remote.wire.is_plain_id`) and is
 escaped as one path segment; any other id is refused with a :class:`ClientError`, never sent.
 It never logs, prints or raises the token, and it never looks at a board.
 """
@@ -47,10 +47,10 @@ from berserk.exceptions import ApiError, ResponseError
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from bot.config import Secret, ServerSettings
-from bot.dialect import Dialect
-from bot.events import EventStreamEvent, GameStreamEvent, ReportedResult, RoundBoard
-from bot.round_socket import RoundSocketError, read_round_board, round_socket_url
-from bot.wire import MalformedLine, is_plain_id, parse_event_line, parse_game_line
+from bot.remote.dialect import Dialect
+from bot.remote.events import EventStreamEvent, GameStreamEvent, ReportedResult, RoundBoard
+from bot.remote.round_socket import RoundSocketError, read_round_board, round_socket_url
+from bot.remote.wire import MalformedLine, is_plain_id, parse_event_line, parse_game_line
 
 log = logging.getLogger(__name__)
 
@@ -376,7 +376,7 @@ class Client:
 
     def reported_result(self, game_id: str) -> ReportedResult:
         """How a finished game ended, as the server shows it to a spectator: pychess's round socket
-        (:mod:`bot.round_socket`), tried twice at most. Only for a game the stream said is over,
+        (:mod:`bot.remote.round_socket`), tried twice at most. Only for a game the stream said is over,
         and once per game: the server rate-limits these connections.
 
         :raises ClientError: the dialect has no such socket, or it gave no answer; the message says why.
@@ -540,7 +540,7 @@ class Client:
         away. Waits between attempts stay short: the game's clock runs while its stream is down,
         and pychess's 409 for a dropped stream lasts up to 6 s. ``on_refused`` is called (on the
         caller's thread, with the reason) after each attempt that gave not a single line, before
-        the wait for the next: the game can be read elsewhere meanwhile (:mod:`bot.round_fallback`).
+        the wait for the next: the game can be read elsewhere meanwhile (:mod:`bot.games.round_fallback`).
         """
         backoff = Backoff(min(self.settings.backoff_initial_s, GAME_STREAM_RETRY_INITIAL_S),
                           min(self.settings.backoff_max_s, GAME_STREAM_RETRY_CAP_S), self._rng)

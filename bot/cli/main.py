@@ -47,17 +47,17 @@ def _uci(args: argparse.Namespace) -> int:
 def _bot(args: argparse.Namespace) -> int:
     """``run``, ``upgrade``, ``health``, ``stop-after-games`` and ``demo``; config and start-up problems
     are one line, exit 2."""
-    from bot import commands
+    from bot.cli import operations
 
     try:
         if args.command == "demo":
-            from bot.demo import main as play_demo  # the sandbox is loaded only for the demo
+            from bot.cli.demo import main as play_demo  # the sandbox is loaded only for the demo
 
             return play_demo(dialect=args.dialect, engine_command=args.engine)
-        command = {"run": commands.run, "upgrade": commands.upgrade, "health": commands.health,
-                   "stop-after-games": commands.stop_after_games}[args.command]
+        command = {"run": operations.run, "upgrade": operations.upgrade, "health": operations.health,
+                   "stop-after-games": operations.stop_after_games}[args.command]
         return command(args.config)
-    except (commands.ConfigError, commands.StartupError) as error:
+    except (operations.ConfigError, operations.StartupError) as error:
         print(f"knightmate-bot {args.command}: {error}", file=sys.stderr)
         return EXIT_USAGE
 
@@ -80,13 +80,13 @@ def _sandbox(args: argparse.Namespace) -> int:
 
 def _play(args: argparse.Namespace) -> int:
     """Plays the bot on a local web page until Ctrl-C."""
-    from bot import commands
-    from bot.play import PlayError, play
+    from bot.cli import operations
+    from bot.cli.local_page import PlayError, play
 
     try:
         return play(config_path=args.config, dialect=args.dialect, host=args.host, port=args.port,
                     open_browser=args.open, out=sys.stdout)
-    except (commands.ConfigError, commands.StartupError, PlayError, OSError) as error:
+    except (operations.ConfigError, operations.StartupError, PlayError, OSError) as error:
         print(f"knightmate-bot play: {error}", file=sys.stderr)
         return EXIT_USAGE
 
@@ -178,6 +178,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     return int(args.handler(args))
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import chess
 
-from bot.client import Client
 from bot.config import BotSettings, ChallengeSettings, EngineSettings, GameSettings, Secret, ServerSettings, Settings
-from bot.engines import open_engines
-from bot.runner import Runner
+from bot.games.runner import Runner
+from bot.remote.client import Client
 from bot.sandbox import Sandbox
+from bot.thinking.sources import open_engines
 from variant import STARTING_FEN, KnightmateBoard
 
 BOT = "knightmate-bot"
@@ -50,7 +50,7 @@ def local_settings(url: str, dialect: str, directory: Path, *, move_time_ms: int
 
 def main(dialect: str = "lichess", engine_command: tuple[str, ...] | None = None) -> int:
     """Plays the demo; ``engine_command`` is an external UCI engine (``engine.command``), None the built-in one.
-    A bad engine raises :class:`~bot.engines.EngineStartError` before the game starts."""
+    A bad engine raises :class:`~bot.thinking.sources.EngineStartError` before the game starts."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     token = secrets.token_urlsafe(16)
     with tempfile.TemporaryDirectory(prefix="knightmate-demo-") as temporary, \

@@ -25,10 +25,10 @@ import chess
 import chess.engine
 import chess.pgn
 
-from bot.challenges import start_position_problem
-from bot.clock_reserve import ClockReserve, EchoLatency, engine_clock_ms
 from bot.engine import Limits, SearchResult
-from bot.events import GameEnded, GameFull, GameState, GameStreamEvent, OpponentGone, Player, ReportedResult
+from bot.games.challenges import start_position_problem
+from bot.games.clock_reserve import ClockReserve, EchoLatency, engine_clock_ms
+from bot.remote.events import GameEnded, GameFull, GameState, GameStreamEvent, OpponentGone, Player, ReportedResult
 from variant import STARTING_FEN, GameMoveError, KnightmateBoard
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ OFFER_DRAW_AFTER_MOVES = 8
 OFFER_DRAW_FROM_PLY = 60
 
 #: The PGN Termination of each status name, as Lichess's PGN export writes it, with pychess's own
-#: names (:data:`bot.wire.PYCHESS_STATUSES`) where Lichess has none. An unknown name: unterminated.
+#: names (:data:`bot.remote.wire.PYCHESS_STATUSES`) where Lichess has none. An unknown name: unterminated.
 TERMINATIONS = {
     "created": "unterminated", "started": "unterminated", "unknownFinish": "unterminated",
     "aborted": "abandoned", "noStart": "abandoned", "abandon": "abandoned", "bye": "abandoned",
@@ -217,7 +217,7 @@ class Game:
     def limits(self, now: float | None = None, share: float = 1.0) -> Limits:
         """What the engine may spend on this move, from the clocks as they are now.
 
-        The engine is shown our clock less the reserve (:mod:`bot.clock_reserve`). ``share`` (0
+        The engine is shown our clock less the reserve (:mod:`bot.games.clock_reserve`). ``share`` (0
         to 1) is the part of a core this game can count on when several games share the search
         workers: the engine is shown that part of the clock and increment, so a game whose
         searches wait behind other games' does not spend its clock twice.
@@ -234,7 +234,7 @@ class Game:
                       movetime=self.max_move_time_ms, move_overhead_ms=self.move_overhead_ms)
 
     def reserve_ms(self) -> int:
-        """What the bot keeps on its clock after each move in this game (:mod:`bot.clock_reserve`)."""
+        """What the bot keeps on its clock after each move in this game (:mod:`bot.games.clock_reserve`)."""
         return self.reserve.reserve_ms(self.base_ms, self.echoes.slowest_ms)
 
     def fallback_deadline(self) -> float:

@@ -5,7 +5,7 @@ game is over; the player asks it for moves and to ponder (:meth:`GameEngine.subm
 :meth:`GameEngine.ponder`). :func:`open_engines` picks the kind from ``engine.command``:
 
 * :class:`BuiltinEngines`: every game's searches go to the shared
-  :class:`~bot.search_pool.SearchPool`, so opening and closing a game costs nothing.
+  :class:`~bot.thinking.search_pool.SearchPool`, so opening and closing a game costs nothing.
 * :class:`UciEngines`: the operator's UCI engine (Fairy-Stockfish, ``knightmate-bot uci``, ...),
   driven through python-chess's :mod:`chess.engine`, one process per game: started when the game
   starts, quit when it is over, killed when it hangs (:data:`~EngineSettings.hang_margin_s` past
@@ -45,7 +45,7 @@ import chess.engine
 from bot.config import ConfigError, EngineSettings
 from bot.engine import Limits, SearchResult, build
 from bot.engine.clock import budget
-from bot.search_pool import SearchPool
+from bot.thinking.search_pool import SearchPool
 from variant import COMMONER, KnightmateBoard
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ class GameEngine(Protocol):
 
 
 class Pool(Protocol):
-    """What a :class:`PooledEngine` needs of the shared :class:`~bot.search_pool.SearchPool`; tests fake it."""
+    """What a :class:`PooledEngine` needs of the shared :class:`~bot.thinking.search_pool.SearchPool`; tests fake it."""
 
     def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits,
                game_id: str | None = None) -> Future[SearchResult]: ...

@@ -1,10 +1,10 @@
-"""Plays one game: the glue between its stream, its :class:`~bot.game.Game`, the search pool and the client.
+"""Plays one game: the glue between its stream, its :class:`~bot.games.record.Game`, the search pool and the client.
 
 Two threads per game. The reader turns the game stream into messages in an inbox (and marks the
 game over the moment the stream says so, which stops any move retry at once); while pychess
-refuses the stream, it reads the round socket instead (:mod:`bot.round_fallback`) and hands the
+refuses the stream, it reads the round socket instead (:mod:`bot.games.round_fallback`) and hands the
 board on as a message too. The player thread alone owns the :class:`Game` and everything below;
-it waits for the next message or the next one-shot deadline (:mod:`bot.deadlines`), whichever
+it waits for the next message or the next one-shot deadline (:mod:`bot.games.deadlines`), whichever
 comes first, and never spins.
 
 The player thread is a small state machine. Its :class:`Phase`::
@@ -44,19 +44,19 @@ from enum import Enum
 import chess
 
 from bot import __version__
-from bot.chat import MAX_LINE_CHARS, ChatCommands
-from bot.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
-from bot.clock_reserve import ClockReserve, restart_limits
 from bot.config import Settings
-from bot.deadlines import Deadlines
 from bot.engine import SearchResult
-from bot.engines import GameEngine
-from bot.events import ChatLine, GameEnded, GameFull, GameState, GameStreamEvent, KeepAlive, RoundBoard
-from bot.game import Game, Result
-from bot.printable import printable
-from bot.round_fallback import RoundReader, disagreement, full_from_setup, setup_of, state_from_round
-from bot.search_pool import ponder_line
-from bot.storage import StateFile, write_pgn
+from bot.games.chat import MAX_LINE_CHARS, ChatCommands
+from bot.games.clock_reserve import ClockReserve, restart_limits
+from bot.games.deadlines import Deadlines
+from bot.games.printable import printable
+from bot.games.record import Game, Result
+from bot.games.round_fallback import RoundReader, disagreement, full_from_setup, setup_of, state_from_round
+from bot.games.storage import StateFile, write_pgn
+from bot.remote.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
+from bot.remote.events import ChatLine, GameEnded, GameFull, GameState, GameStreamEvent, KeepAlive, RoundBoard
+from bot.thinking.search_pool import ponder_line
+from bot.thinking.sources import GameEngine
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ class StreamLost:
 
 @dataclass(frozen=True)
 class RoundRead:
-    """The game as the round socket shows it, read while the stream was refused (:mod:`bot.round_fallback`)."""
+    """The game as the round socket shows it, read while the stream was refused (:mod:`bot.games.round_fallback`)."""
     board: RoundBoard
 
 
@@ -486,7 +486,7 @@ class GamePlayer:
             self._finish(None)  # the stream will not say the game is over: leave on our own
 
     def _answer_chat(self, line: ChatLine) -> None:
-        """Answers a chat command (:mod:`bot.chat`) in the room it was asked in."""
+        """Answers a chat command (:mod:`bot.games.chat`) in the room it was asked in."""
         commands = self._commands
         command = commands.to_answer(line, time.monotonic()) if commands is not None else None
         if commands is None or command is None:

@@ -1,9 +1,9 @@
 """The server kinds the bot speaks, one :class:`Dialect` object each, their differences as data (API.md).
 
-The client owns its server's dialect (:attr:`bot.client.Client.dialect`); :mod:`bot.wire` reads
+The client owns its server's dialect (:attr:`bot.remote.client.Client.dialect`); :mod:`bot.remote.wire` reads
 stream lines by it and the player asks it what the server allows. Nothing outside this module
 compares dialect names (a test greps for it), so adding a server kind is one more object here and,
-for the tests, its twin in :mod:`bot.sandbox.dialect`, which imitates what these flags describe.
+for the tests, its twin in :mod:`bot.sandbox.servers`, which imitates what these flags describe.
 This module imports nothing of the bot's: any layer may ask a dialect.
 """
 
@@ -33,7 +33,7 @@ class Dialect:
     #: Whether the game stream says the game is over after the bot resigns (pychess says nothing:
     #: the bot leaves the game on its own).
     resignation_ends_stream: bool
-    #: Whether the server has a public round socket that tells how a game ended (:mod:`bot.round_socket`).
+    #: Whether the server has a public round socket that tells how a game ended (:mod:`bot.remote.round_socket`).
     round_socket: bool
     #: Whether chat lines in a game reach a bot's game stream (pychess delivers chat to humans only).
     delivers_chat: bool

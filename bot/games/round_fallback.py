@@ -4,7 +4,7 @@ After a restart pychess answers a game stream with a 200 and a raw 409 for as lo
 the killed process's stream open (up to 6 s), and for ever once the game is over. Meanwhile the
 bot's clock runs and the opponent may move, or end the game. The round socket, which anyone may
 open without login, shows the same game: every move, both clocks, the status and the result
-(:class:`~bot.events.RoundBoard`). So whenever an attempt to open the stream gives nothing, the
+(:class:`~bot.remote.events.RoundBoard`). So whenever an attempt to open the stream gives nothing, the
 player's reader reads the board (:class:`RoundReader`, throttled: pychess allows 80 handshakes per
 30 s) and the player applies what it shows as a game state (:func:`state_from_round`): a move due
 from the bot is searched and posted (a move post needs no stream), a finished game gets its PGN
@@ -24,9 +24,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bot.client import Client, ClientError
-from bot.events import GameFull, GameState, Player, RoundBoard
-from bot.game import Game
+from bot.games.record import Game
+from bot.remote.client import Client, ClientError
+from bot.remote.events import GameFull, GameState, Player, RoundBoard
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The typed events the bot reacts to, the same for both server dialects.
 
-:mod:`bot.wire` builds them from stream lines and :mod:`bot.client` yields them; everything else
+:mod:`bot.remote.wire` builds them from stream lines and :mod:`bot.remote.client` yields them; everything else
 in the bot reads only these classes. Times are milliseconds, variants are lower-case keys, a
 standard start position is ``None``. Nothing here knows about HTTP, URLs or dialects.
 """
@@ -141,7 +141,7 @@ class RoundBoard:
     """The game as pychess's round socket shows it to anyone watching (its first ``board`` message):
     how it stands or ended, and, where the message carries them, every move and both clocks now.
 
-    The bot reads it when the game stream cannot be had (:mod:`bot.round_fallback`) and to learn
+    The bot reads it when the game stream cannot be had (:mod:`bot.games.round_fallback`) and to learn
     how a game ended that the stream ended without a word."""
     game_id: str
     status: str                              # as in ReportedResult

@@ -1,7 +1,7 @@
-"""Stream lines of both dialects -> :mod:`bot.events`.
+"""Stream lines of both dialects -> :mod:`bot.remote.events`.
 
 This is where the dialects' differences in *content* are ironed out (API.md): pychess ``ping``
-lines and Lichess blank lines both become :class:`~bot.events.KeepAlive`; pychess increments in
+lines and Lichess blank lines both become :class:`~bot.remote.events.KeepAlive`; pychess increments in
 seconds become milliseconds; ``initialFen`` ``""`` (pychess) and ``"startpos"`` (Lichess) both
 become ``None``; pychess players have only a name, pychess ``gameStart`` only an ``id``.
 
@@ -21,8 +21,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from bot.dialect import Dialect
-from bot.events import (
+from bot.remote.dialect import Dialect
+from bot.remote.events import (
     Challenge,
     ChallengeGone,
     ChallengeReceived,

@@ -16,7 +16,7 @@ within a few seconds. Stopping after the current games (``finish`` set, from SIG
 ``bot.stop_file`` that ``knightmate-bot stop-after-games`` creates): decline every new challenge
 with ``later``, play the games on to their PGNs, then shut down the same way, with nothing left
 to resume. The runner never speaks HTTP itself. Each game gets its own engine from the
-:class:`~bot.engines.Engines` (its process, for an external engine), closed when the game is over
+:class:`~bot.thinking.sources.Engines` (its process, for an external engine), closed when the game is over
 or at shutdown; the engines themselves belong to whoever made them.
 """
 
@@ -29,15 +29,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bot.challenges import Decision, decide
-from bot.client import Client, ClientError
 from bot.config import Settings
-from bot.engines import Engines, GameEngine
-from bot.events import Challenge, ChallengeReceived, EventStreamEvent, GameStarted, ServerShutdown
-from bot.game import Result
-from bot.player import GamePlayer
-from bot.printable import printable
-from bot.storage import StateFile, touch
+from bot.games.challenges import Decision, decide
+from bot.games.player import GamePlayer
+from bot.games.printable import printable
+from bot.games.record import Result
+from bot.games.storage import StateFile, touch
+from bot.remote.client import Client, ClientError
+from bot.remote.events import Challenge, ChallengeReceived, EventStreamEvent, GameStarted, ServerShutdown
+from bot.thinking.sources import Engines, GameEngine
 
 log = logging.getLogger(__name__)
 

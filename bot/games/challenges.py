@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.config import ChallengeSettings
-from bot.events import Challenge
+from bot.remote.events import Challenge
 from variant import KnightmateBoard
 
 #: Lichess lets no bot play UltraBullet: an estimated game time (base + 40 increments) under 30 s.

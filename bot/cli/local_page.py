@@ -1,10 +1,10 @@
 """``knightmate-bot play``: play the bot, with its own configuration, on a web page on this machine.
 
 Starts the sandbox (its Bot API on loopback, with a throwaway token), the bot against it through
-the code ``run`` uses (:func:`bot.commands.play_on_server`: challenge rules, engine or
+the code ``run`` uses (:func:`bot.cli.operations.play_on_server`: challenge rules, engine or
 ``engine.command``, book, ponder, PGN directory, all from the config; only ``server.*``, the state,
 heartbeat and stop files are the sandbox's, so a live bot's files are never touched), a person's
-seat and a built-in opponent, and the page (:mod:`bot.sandbox.page`) on ``--host``/``--port``.
+seat and a built-in opponent, and the page (:mod:`bot.web.server`) on ``--host``/``--port``.
 Prints the page's address with its session key; runs until SIGINT or SIGTERM.
 """
 
@@ -21,11 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from bot import commands
+from bot.cli import operations
 from bot.config import Secret, Settings
-from bot.runner import Runner
+from bot.games.runner import Runner
 from bot.sandbox import Sandbox
-from bot.sandbox.page import PageServer
+from bot.web.server import PageServer
 
 BOT = "knightmate-bot"
 PERSON = "you"
@@ -72,8 +72,8 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
     (for tests). :raises: :exc:`PlayError`, :exc:`~bot.config.ConfigError`, :exc:`OSError` (port).
     """
     host = check_host(host)
-    settings = commands.load(config_path)
-    commands.setup_logging(settings)
+    settings = operations.load(config_path)
+    operations.setup_logging(settings)
     stop = stop if stop is not None else _stop_on_signals()
     token = secrets.token_urlsafe(18)
     key = secrets.token_urlsafe(24)
@@ -117,7 +117,7 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
 def _run_bot(settings: Settings, token: Secret, stop: threading.Event, started: Callable[[Runner], None],
              outcome: list[int | BaseException]) -> None:
     try:
-        outcome.append(commands.play_on_server(settings, token, stop, started=started))
+        outcome.append(operations.play_on_server(settings, token, stop, started=started))
     except Exception as error:  # handed to the main thread, which reports it
         outcome.append(error)
     finally:

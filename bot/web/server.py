@@ -1,6 +1,6 @@
 """The web page of ``knightmate-bot play`` and the human seat's HTTP API, on the standard library's server.
 
-The page is static files shipped with the package (``bot/sandbox/static``: HTML, CSS, JS, SVG; no
+The page is static files shipped with the package (``bot/web/static``: HTML, CSS, JS, SVG; no
 CDN, nothing fetched from elsewhere); everything it shows comes from the JSON of
 :class:`~bot.sandbox.human.HumanSeat`, over the routes below. It listens on its own address, apart
 from the Bot API (which stays on loopback with the bot's token), so that ``--host`` exposes the page
@@ -27,9 +27,9 @@ from collections.abc import Callable, Iterator
 from http.cookies import SimpleCookie
 from importlib import resources
 
-from bot.sandbox.dialect import JsonObject
 from bot.sandbox.handler import ClosingServer, JsonHandler
 from bot.sandbox.human import HumanSeat
+from bot.sandbox.servers import JsonObject
 from bot.sandbox.world import ApiError
 
 #: The session cookie's name, before the port: cookies ignore ports, and two pages on two ports of
@@ -166,7 +166,7 @@ class PageHandler(JsonHandler):
         if not re.fullmatch(r"[a-z0-9-]+\.[a-z]+", name) or suffix not in STATIC_TYPES:
             self._send_json(404, {"error": "Not found"})
             return
-        resource = resources.files("bot.sandbox").joinpath("static", name)
+        resource = resources.files("bot.web").joinpath("static", name)
         if not resource.is_file():
             self._send_json(404, {"error": "Not found"})
             return

@@ -6,9 +6,9 @@ The result is public all the same: the round socket a spectator's browser opens,
 ``ws(s)://<server>/wsr/<gameId>``, answers every new connection, without login, with a ``board``
 message that carries the game's status and result (after a few messages of other types), and
 pychess's full board: every move so far and both clocks. So it is also where the bot reads its game
-while the game stream is refused (:mod:`bot.round_fallback`).
+while the game stream is refused (:mod:`bot.games.round_fallback`).
 
-This module belongs to :mod:`bot.client`, which alone knows when to ask: it opens the socket once,
+This module belongs to :mod:`bot.remote.client`, which alone knows when to ask: it opens the socket once,
 reads until the ``board`` message or a deadline, and closes it. It sends nothing (no token: none
 is needed) and every wait in it is bounded, so a silent, unreachable or babbling server costs a
 few seconds and a clear :exc:`RoundSocketError`, never a hang.
@@ -23,8 +23,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
 
-from bot.events import RoundBoard
-from bot.wire import MalformedLine, parse_round_board
+from bot.remote.events import RoundBoard
+from bot.remote.wire import MalformedLine, parse_round_board
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 Each one loads the config (``./config.yml`` by default; when that default file does not exist the
 documented defaults apply, so ``docker run IMAGE run`` with only a token works), and returns an
 exit code. Problems an operator can fix raise :class:`~bot.config.ConfigError` or
-:class:`~bot.runner.StartupError`, which the CLI prints as one line with exit code 2. SIGINT and
+:class:`~bot.games.runner.StartupError`, which the CLI prints as one line with exit code 2. SIGINT and
 SIGTERM stop ``run`` cleanly with exit code 0 (its games go on after the next start); SIGUSR1 (or
 ``stop-after-games``, which leaves ``bot.stop_file`` for the running bot to find) makes it decline
 new challenges, finish its games and then exit 0. Nothing here prints the token.
@@ -19,11 +19,11 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.client import Client, ClientError
 from bot.config import ConfigError, Secret, Settings, load_settings, load_token, log_level
-from bot.engines import open_engines
-from bot.runner import Runner, StartupError
-from bot.storage import age_s
+from bot.games.runner import Runner, StartupError
+from bot.games.storage import age_s
+from bot.remote.client import Client, ClientError
+from bot.thinking.sources import open_engines
 
 DEFAULT_CONFIG = "config.yml"
 
