@@ -1,4 +1,4 @@
-"""The sandbox in the pychess dialect, over real HTTP on 127.0.0.1 (API.md, pychess.org column)."""
+"""The sandbox in the pychess dialect, over real HTTP on 127.0.0.1 (docs/api.md, the pychess.org side)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The server kinds the bot speaks, one :class:`Dialect` object each, their differences as data (API.md).
+"""The server kinds the bot speaks, one :class:`Dialect` object each, their differences as data (docs/api.md).
 
 The client owns its server's dialect (:attr:`bot.remote.client.Client.dialect`); :mod:`bot.remote.wire` reads
 stream lines by it and the player asks it what the server allows. Nothing outside this module

@@ -1,6 +1,6 @@
 """Stream lines of both dialects -> :mod:`bot.remote.events`.
 
-This is where the dialects' differences in *content* are ironed out (API.md): pychess ``ping``
+This is where the dialects' differences in *content* are ironed out (docs/api.md): pychess ``ping``
 lines and Lichess blank lines both become :class:`~bot.remote.events.KeepAlive`; pychess increments in
 seconds become milliseconds; ``initialFen`` ``""`` (pychess) and ``"startpos"`` (Lichess) both
 become ``None``; pychess players have only a name, pychess ``gameStart`` only an ``id``.

@@ -1,6 +1,6 @@
 """A local Lichess-style Bot API server, in the Lichess or the pychess dialect, for tests and trials.
 
-The sandbox speaks the Bot API exactly as ``shared/API.md`` documents each server, over real HTTP
+The sandbox speaks the Bot API exactly as ``docs/api.md`` documents each server, over real HTTP
 on a loopback address (it refuses any other), with the standard library only: a threading HTTP
 server writing HTTP/1.1 chunked ndjson streams by hand, :class:`variant.KnightmateBoard` as the
 referee, clocks that flag, opponents it plays itself and faults injected on demand. Tests and

@@ -1,4 +1,4 @@
-"""What the two servers say and how they behave, one class per dialect (API.md).
+"""What the two servers say and how they behave, one class per dialect (docs/api.md).
 
 :class:`Lichess` and :class:`Pychess` build every JSON line and answer body the sandbox sends and
 hold the behaviour flags in which the servers differ (illegal moves, aborts, stream ends,
