@@ -86,6 +86,7 @@ class ChallengeSettings:
     accept_bots: bool = True
     accept_humans: bool = True
     modes: tuple[str, ...] = MODES
+    # Seconds, unlike the rest of the program: the keys keep lichess-bot's names and units.
     min_base: float = 0.0
     max_base: float = 3 * 3600.0
     min_increment: float = 0.0

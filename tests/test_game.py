@@ -103,8 +103,8 @@ def test_limits_take_the_time_since_the_state_off_our_clock() -> None:
     game.apply(full(), now=100.0)
     game.apply(state(wtime=30_000, btime=40_000, inc=2_000), now=100.0)
     limits = game.limits(now=100.4)
-    assert (limits.wtime, limits.btime, limits.winc, limits.binc) == (29_600, 40_000, 2_000, 2_000)
-    assert (limits.move_overhead_ms, limits.movetime) == (250, 500)
+    assert (limits.wtime_ms, limits.btime_ms, limits.winc_ms, limits.binc_ms) == (29_600, 40_000, 2_000, 2_000)
+    assert (limits.move_overhead_ms, limits.movetime_ms) == (250, 500)
 
 
 def test_lichess_result_comes_from_status_and_winner() -> None:
@@ -323,8 +323,8 @@ def test_limits_show_the_engine_only_its_share_of_our_clock_when_games_share_wor
     game.apply(full(me_white=False), now=0.0)
     game.apply(state(("e2e3",), wtime=50_000, btime=40_000, inc=2_000), now=0.0)
     limits = game.limits(now=0.0, share=0.25)
-    assert (limits.btime, limits.binc) == (10_000, 500)
-    assert (limits.wtime, limits.winc) == (50_000, 2_000)
+    assert (limits.btime_ms, limits.binc_ms) == (10_000, 500)
+    assert (limits.wtime_ms, limits.winc_ms) == (50_000, 2_000)
 
 
 def long_level_game(plies: int) -> Game:

@@ -345,14 +345,14 @@ class GamePlayer:
         move, ply = self._move, game.ply
         if move is not None and move.ply == ply and move.stage is not Stage.AGAIN:
             return
-        assert game.state is not None
+        assert game.state is not None and game.color is not None
         self._move = OurMove(ply, Stage.THINKING, move.attempt if move is not None and move.ply == ply else 1)
         self._deadlines.arm(Due.ENGINE_LATE, game.fallback_deadline())
         limits = game.limits(share=self.share())
         if self._resumed:
             # Restarted on our move: the restart has cost time nobody planned for, so move soon.
-            limits = restart_limits(limits, (limits.wtime if game.color == chess.WHITE else limits.btime) or 0)
-            log.info("game %s: first move since the restart: a short search (%d ms)", self.game_id, limits.movetime)
+            limits = restart_limits(limits, limits.clock_ms(game.color) or 0)
+            log.info("game %s: first move since the restart: a short search (%d ms)", self.game_id, limits.movetime_ms)
         try:
             future = self.searcher.submit(game.initial_fen, game.state.moves, limits)
         except Exception as error:  # the pool could not even take the job

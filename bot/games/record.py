@@ -164,8 +164,7 @@ class Game:
             self.board = self._rebuild(state.moves)
             if state.moves and self.sync_problem is None:
                 mover = not self.board.turn
-                self.clocks_ms.setdefault(len(state.moves) - 1, state.wtime_ms if mover == chess.WHITE
-                                          else state.btime_ms)
+                self.clocks_ms.setdefault(len(state.moves) - 1, state.clock_ms(mover))
         if self._own_pending is not None and len(state.moves) > self._own_pending[0]:
             self._own_pending = None
 
@@ -208,7 +207,7 @@ class Game:
         """Our clock now: the server's figure less the time since that state arrived, on our turn."""
         if self.state is None or self.color is None:
             return None
-        remaining = self.state.wtime_ms if self.color == chess.WHITE else self.state.btime_ms
+        remaining = self.state.clock_ms(self.color)
         if self.my_turn:
             now = time.monotonic() if now is None else now
             remaining -= int((now - self.state_received) * 1000)
@@ -224,14 +223,11 @@ class Game:
         """
         assert self.state is not None and self.color is not None
         mine = engine_clock_ms(self.my_clock_ms(now) or 0, self.reserve_ms())
-        wtime, btime = self.state.wtime_ms, self.state.btime_ms
-        winc, binc = self.state.winc_ms, self.state.binc_ms
-        if self.color == chess.WHITE:
-            wtime, winc = int(mine * share), int(winc * share)
-        else:
-            btime, binc = int(mine * share), int(binc * share)
-        return Limits(wtime=wtime, btime=btime, winc=winc, binc=binc,
-                      movetime=self.max_move_time_ms, move_overhead_ms=self.move_overhead_ms)
+        state = self.state
+        server = Limits(wtime_ms=state.wtime_ms, btime_ms=state.btime_ms, winc_ms=state.winc_ms,
+                        binc_ms=state.binc_ms, movetime_ms=self.max_move_time_ms,
+                        move_overhead_ms=self.move_overhead_ms)
+        return server.with_clock(self.color, int(mine * share), int(server.increment_ms(self.color) * share))
 
     def reserve_ms(self) -> int:
         """What the bot keeps on its clock after each move in this game (:mod:`bot.games.clock_reserve`)."""

@@ -84,6 +84,10 @@ class GameState:
     wdraw: bool = False          # white offers a draw
     bdraw: bool = False
 
+    def clock_ms(self, color: bool) -> int:
+        """The clock of white (*color* True, python-chess's ``chess.WHITE``) or black."""
+        return self.wtime_ms if color else self.btime_ms
+
     @property
     def is_over(self) -> bool:
         return self.status not in PLAYING_STATUSES
