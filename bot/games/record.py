@@ -26,7 +26,6 @@ import chess.engine
 import chess.pgn
 
 from bot.engine import Limits, SearchResult
-from bot.games.challenges import start_position_problem
 from bot.games.clock_reserve import ClockReserve, EchoLatency, engine_clock_ms
 from bot.remote.events import GameEnded, GameFull, GameState, GameStreamEvent, OpponentGone, Player, ReportedResult
 from variant import STARTING_FEN, GameMoveError, KnightmateBoard
@@ -145,7 +144,7 @@ class Game:
         if full.variant != "knightmate":
             self.setup_problem = f"variant {full.variant} is not Knightmate"
         # pychess shows a custom start position only here, never in the challenge.
-        fen_problem = start_position_problem(full.initial_fen)
+        fen_problem = KnightmateBoard.start_position_problem(full.initial_fen)
         if fen_problem is not None:
             self.setup_problem = f"start position: {fen_problem}"
 
@@ -160,7 +159,7 @@ class Game:
         self.echoes.seen(len(state.moves), now)
         if state.is_over:
             self.ended = True
-        if start_position_problem(self.initial_fen) is None:
+        if KnightmateBoard.start_position_problem(self.initial_fen) is None:
             self.board = self._rebuild(state.moves)
             if state.moves and self.sync_problem is None:
                 mover = not self.board.turn
