@@ -240,6 +240,26 @@ def test_pgn_has_variant_players_result_termination_and_reads_back() -> None:
     assert (headers["White"], headers["Black"]) == ("MyBot", "Alice")
     assert (headers["Result"], headers["Termination"], headers["TimeControl"]) == ("1-0", "normal", "60+0")
     assert [move.uci() for move in parsed.mainline_moves()] == ["e2e4", "e8f6"]
+    assert headers["Event"] == "knightmate-bot game"           # the server did not say rated or casual
+    assert "WhiteElo" not in headers and "BlackTitle" not in headers
+
+
+def test_pgn_has_what_the_server_told_of_mode_ratings_and_titles() -> None:
+    game = new_game()
+    players = replace(full(pychess=False), rated=True, white=Player("MyBot", id="mybot", title="BOT", rating=1720),
+                      black=Player("Alice", id="alice", rating=1650))
+    game.apply(players)
+    game.apply(state(("e2e4", "e8f6"), status="resign", winner="white"))
+    parsed = chess.pgn.read_game(io.StringIO(game.pgn(game.result())))
+    assert parsed is not None
+    headers = parsed.headers
+    assert headers["Event"] == "Rated Knightmate game"
+    assert (headers["WhiteElo"], headers["BlackElo"], headers["WhiteTitle"]) == ("1720", "1650", "BOT")
+    assert "BlackTitle" not in headers
+    game = new_game()
+    game.apply(replace(players, rated=False))
+    game.apply(state(("e2e4",), status="aborted"))
+    assert '[Event "Casual Knightmate game"]' in game.pgn(game.result())
 
 
 def searched(move: str, *, score_cp: int | None = None, mate: int | None = None, depth: int = 0,

@@ -96,6 +96,7 @@ class Game:
         self.initial_fen: str | None = None
         self.base_ms: int | None = None
         self.increment_ms: int | None = None
+        self.rated: bool | None = None          # None: the server did not say
         self.board = KnightmateBoard()
         self.state: GameState | None = None
         self.state_received = 0.0       # time.monotonic() of the latest state
@@ -133,6 +134,7 @@ class Game:
     def _apply_full(self, full: GameFull) -> None:
         self.white, self.black = full.white, full.black
         self.initial_fen = full.initial_fen
+        self.rated = full.rated
         self.base_ms, self.increment_ms = full.base_ms, full.increment_ms
         me = self.username.lower()
         if me in (_name(full.white), (full.white.id or "").lower()):
@@ -408,7 +410,8 @@ class Game:
     def pgn(self, result: Result) -> str:
         game = chess.pgn.Game.from_board(self.final_board())
         headers = game.headers
-        headers["Event"] = "knightmate-bot game"
+        headers["Event"] = ("knightmate-bot game" if self.rated is None
+                            else f"{'Rated' if self.rated else 'Casual'} Knightmate game")
         headers["Site"] = f"{self.site.rstrip('/')}/{self.id}" if self.site else self.id
         headers["Date"] = self.started.strftime("%Y.%m.%d")
         headers["White"] = self.white.name if self.white else "?"
@@ -416,6 +419,11 @@ class Game:
         headers["Result"] = result.result
         headers["Variant"] = "Knightmate"
         headers["Termination"] = result.termination
+        for side, player in (("White", self.white), ("Black", self.black)):
+            if player is not None and player.rating is not None:
+                headers[f"{side}Elo"] = str(player.rating)
+            if player is not None and player.title is not None:
+                headers[f"{side}Title"] = player.title
         if self.base_ms is not None and self.increment_ms is not None:
             headers["TimeControl"] = f"{self.base_ms // 1000}+{self.increment_ms // 1000}"
         else:
