@@ -27,9 +27,9 @@ from urllib.parse import urlsplit
 import yaml
 from chess.engine import MANAGED_OPTIONS
 
+from bot.dialect import AUTO, DIALECTS, Dialect, resolve
 from bot.engine.book import DEFAULT_BOOK, check_book_file
 from bot.loopback import is_loopback
-from bot.remote.dialect import AUTO, DIALECTS, Dialect, resolve
 
 TOKEN_ENV = "KNIGHTMATE_BOT_TOKEN"
 DIALECT_CHOICES = (AUTO, *DIALECTS)
@@ -75,7 +75,7 @@ class ServerSettings:
 
     @property
     def resolved_dialect(self) -> Dialect:
-        """The dialect named, or for ``auto`` the one of the server's host (:func:`bot.remote.dialect.resolve`)."""
+        """The dialect named, or for ``auto`` the one of the server's host (:func:`bot.dialect.resolve`)."""
         return resolve(self.dialect, self.url)
 
 

@@ -15,8 +15,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from bot.config import GameSettings, Secret, ServerSettings
+from bot.dialect import LICHESS, PYCHESS
 from bot.remote.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
-from bot.remote.dialect import LICHESS, PYCHESS
 from bot.remote.events import (
     ChallengeReceived,
     ChatLine,

@@ -11,11 +11,11 @@ from pathlib import Path
 import chess
 
 from bot.config import EngineSettings, GameSettings, Settings
+from bot.dialect import PYCHESS
 from bot.engine import Limits, SearchResult
 from bot.games.player import GamePlayer
 from bot.games.record import Result
 from bot.remote.client import ClientError, MoveOutcome
-from bot.remote.dialect import PYCHESS
 from bot.remote.events import GameEnded, GameFull, GameState, GameStreamEvent, Player, ReportedResult
 
 

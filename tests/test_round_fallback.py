@@ -16,6 +16,7 @@ import pytest
 from test_game import new_game
 
 from bot.config import EngineSettings, GameSettings, Secret, ServerSettings, Settings
+from bot.dialect import PYCHESS
 from bot.engine import Limits, SearchResult
 from bot.games import round_fallback
 from bot.games.player import GamePlayer
@@ -23,7 +24,6 @@ from bot.games.record import Game, Result
 from bot.games.round_fallback import RoundReader, disagreement, full_from_setup, setup_of, state_from_round
 from bot.games.storage import StateFile
 from bot.remote.client import Client, MoveOutcome
-from bot.remote.dialect import PYCHESS
 from bot.remote.events import GameFull, GameState, GameStreamEvent, KeepAlive, Player, ReportedResult, RoundBoard
 from bot.remote.wire import MalformedLine, parse_round_board
 from variant import KnightmateBoard

@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from bot.remote.dialect import Dialect
+from bot.dialect import Dialect
 from bot.remote.events import (
     Challenge,
     ChallengeReceived,
