@@ -505,3 +505,24 @@ def test_the_bots_own_abort_is_written_as_such_on_lichess() -> None:
     told = game.result()
     assert (told.result, told.termination) == ("*", "abandoned")
     assert told.reason == "the bot aborted the game: variant chess is not Knightmate"
+
+
+def test_a_game_is_aborted_when_the_bot_aborted_it_or_the_server_says_so() -> None:
+    game = new_game()
+    game.apply(full())
+    assert not game.aborted
+    game.note_abort("the opponent made no move in 30 s")
+    assert game.aborted
+    game = new_game()
+    game.apply(full(("e2e3",)))
+    game.apply(state(("e2e3",), status="aborted"))
+    assert game.aborted
+    game = new_game()
+    game.apply(full(("e2e3", "e8d6")))
+    game.apply(GameEnded())
+    game.note_reported(ReportedResult("g1", "aborted", "*"))     # pychess's bare gameEnd, then asked
+    assert game.aborted
+    game = new_game()
+    game.apply(full(("e2e3",)))
+    game.apply(state(("e2e3",), status="resign", winner="white"))
+    assert not game.aborted

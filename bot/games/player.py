@@ -40,6 +40,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from enum import Enum
+from http import HTTPStatus
 
 import chess
 
@@ -167,6 +168,7 @@ class GamePlayer:
         self._round_moves: tuple[str, ...] | None = None
         # Chat commands, where the server delivers chat to the bot at all.
         self._commands = ChatCommands(settings.chat.rooms(), username) if client.dialect.delivers_chat else None
+        self._chat_closed = False   # the server answered a chat line with 404: it has closed the game
 
     def start(self) -> None:
         for thread in self._threads:
@@ -500,10 +502,14 @@ class GamePlayer:
         self._chat(text, line.room)
 
     def _chat(self, text: str, room: str = "player") -> None:
+        if self._chat_closed:
+            return
         try:
             self.client.chat(self.game_id, text, room)
         except ClientError as error:
             log.info("game %s: chat not sent: %s", self.game_id, error)
+            if error.status == HTTPStatus.NOT_FOUND:
+                self._chat_closed = True    # the server has closed the game's chat: say nothing more
 
     # -- the end ---------------------------------------------------------------------------------
 
@@ -528,7 +534,8 @@ class GamePlayer:
         self.finished.set()
         # The slot is free before the goodbye, a courtesy that may wait on the network.
         self.on_done(self.game_id, result)
-        if self.settings.game.goodbye and lost is None and game.state is not None:
+        # No goodbye to a game that never counted: an aborted game may be gone from the server already.
+        if self.settings.game.goodbye and lost is None and game.state is not None and not game.aborted:
             self._chat(self.settings.game.goodbye)
 
     def _ask_how_it_ended(self) -> None:

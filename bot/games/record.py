@@ -357,6 +357,16 @@ class Game:
         self.unreported_because = problem
 
     @property
+    def aborted(self) -> bool:
+        """The game was aborted, by the bot or as the server says. It never counted, and a server
+        may forget it at once: pychess answers a chat line to an aborted game with 404."""
+        if self.aborted_because is not None:
+            return True
+        if self.state is not None and self.state.is_over and self.state.status in _UNSTARTED_STATUSES:
+            return True
+        return self.reported is not None and self.reported.status in _UNSTARTED_STATUSES
+
+    @property
     def needs_reported_result(self) -> bool:
         """The server ended the game and nothing the bot saw says how: only the server can tell."""
         return self._seen_result() is None
