@@ -37,9 +37,18 @@ def load(config_path: str | None) -> Settings:
     return load_settings(config_path)
 
 
+#: Libraries whose DEBUG lines can carry what must never reach a log, and are noise otherwise:
+#: websockets prints every handshake header, the round socket's ``Set-Cookie`` (a pychess guest
+#: session) among them; urllib3, requests and berserk print request lines; asyncio its event loop.
+#: They log at INFO and above whatever ``bot.log_level`` says (higher when it says higher).
+LIBRARY_LOGGERS = ("websockets", "urllib3", "requests", "berserk", "asyncio")
+
+
 def setup_logging(settings: Settings) -> None:
-    logging.basicConfig(level=log_level(settings.bot), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s")
+    level = log_level(settings.bot)
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(levelname)-7s %(name)s: %(message)s")
+    for name in LIBRARY_LOGGERS:
+        logging.getLogger(name).setLevel(max(level, logging.INFO))
 
 
 def run(config_path: str | None) -> int:
