@@ -1,8 +1,9 @@
-"""Whether a host name stays on this machine: the one test behind two safety rules.
+"""Whether a host name stays on this machine: the one test behind the safety rules that ask it.
 
 The config refuses plain ``http://`` to any other host (the token would cross a network in clear),
-and the sandbox binds nothing else (it hands out tokens and plays for anyone who can reach it).
-It sits outside the layers so both may import it; it imports nothing of the bot.
+the sandbox binds nothing else (it hands out tokens and plays for anyone who can reach it), and
+``play`` warns when its page listens on another address. It sits outside the layers so all of them
+may import it; it imports nothing of the bot.
 """
 
 from __future__ import annotations

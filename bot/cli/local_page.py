@@ -25,6 +25,7 @@ from bot.cli.stopping import event_on_signals
 from bot.cli.wiring import BotThread
 from bot.config import Secret, Settings
 from bot.games.storage import pgn_path
+from bot.loopback import is_loopback
 from bot.sandbox import Sandbox
 from bot.web.server import PageServer
 
@@ -131,7 +132,7 @@ def _bot_pgn(bot: BotThread, settings: Settings, game_id: str) -> str | None:
 def announce(out: TextIO, url: str, host: str, dialect: str) -> None:
     """Says where the page is, with a warning when it can be reached from other machines."""
     print(f"knightmate-bot play: the bot plays on a local sandbox ({dialect} dialect).", file=out)
-    if not ipaddress.ip_address(host).is_loopback:
+    if not is_loopback(host):
         print(f"WARNING: the page listens on {host}, not only on this machine: anyone who can reach it and "
               "has the address below (it carries the key) can play as you.", file=out)
     print(f"Open {url} in a browser; Ctrl-C stops.", file=out, flush=True)
