@@ -21,15 +21,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from bot.remote.dialect import Dialect
+from bot.dialect import Dialect
 from bot.remote.events import (
     Challenge,
-    ChallengeGone,
     ChallengeReceived,
     ChatLine,
     EventStreamEvent,
     GameEnded,
-    GameFinished,
     GameFull,
     GameStarted,
     GameState,
@@ -203,12 +201,8 @@ def _event(dialect: Dialect, data: Mapping[str, Any]) -> EventStreamEvent | None
     kind = data.get("type")
     if kind == "challenge":
         return ChallengeReceived(_challenge(dialect, data["challenge"]))
-    if kind in ("challengeCanceled", "challengeDeclined"):
-        return ChallengeGone(_plain_id(data["challenge"]["id"], "challenge id"))
     if kind == "gameStart":
         return GameStarted(_game_id(data["game"]))
-    if kind == "gameFinish":
-        return GameFinished(_game_id(data["game"]))
     if kind == "terminated":
         return ServerShutdown()
     return None
