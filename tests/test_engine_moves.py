@@ -6,10 +6,10 @@ import chess
 import pytest
 from random_positions import random_positions
 
-from bot.engine.evaluation import PIECE_VALUES
 from bot.engine.moves import captures as position_captures
 from bot.engine.moves import quiet_checks, static_exchange
 from bot.engine.position import Position, decode, encode
+from bot.engine.weights import PIECE_VALUES
 from variant import KnightmateBoard
 
 

@@ -11,7 +11,7 @@ preference to a source file. :func:`choose` runs before any of those modules is 
   extension modules come without the build's record of their sources: a warning names the file
   and says how to rebuild, and the edited code runs, never a stale compiled copy of it.
 
-It chooses for all four modules together: compiled and pure modules of the engine never mix.
+It chooses for all the modules together: compiled and pure modules of the engine never mix.
 :func:`running_build` reports what was actually imported, for ``--version`` and UCI's ``id name``.
 """
 
@@ -33,7 +33,7 @@ from types import ModuleType
 logger = logging.getLogger(__name__)
 
 #: The engine modules setup.py compiles (names inside :mod:`bot.engine`).
-COMPILED_MODULES = ("constants", "position", "search", "evaluation", "moves")
+COMPILED_MODULES = ("constants", "weights", "position", "search", "evaluation", "moves")
 #: Set to anything but empty or ``0`` for the pure-Python build.
 PURE_ENV = "KNIGHTMATE_BOT_PURE"
 #: Written by a successful compile: the SHA-256 of each source as it was compiled.

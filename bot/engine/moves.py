@@ -31,8 +31,8 @@ from bot.engine.constants import (
     straight_attacks,
     top_square,
 )
-from bot.engine.evaluation import PIECE_VALUES
 from bot.engine.position import BISHOP, COMMONER, PAWN, QUEEN, ROOK, ROYAL, Move, Position
+from bot.engine.weights import PIECE_VALUES
 
 _VICTIMS: Final[tuple[int, ...]] = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
 _PROMOTION_GAIN: Final = PIECE_VALUES[QUEEN] - PIECE_VALUES[PAWN]

@@ -61,7 +61,7 @@ from bot.engine.constants import (
     straight_attacks,
     top_square,
 )
-from bot.engine.evaluation import EG, MG, PHASE_WEIGHTS
+from bot.engine.weights import EG, MG, PHASE_WEIGHTS
 from variant import KnightmateBoard
 
 PAWN: Final = chess.PAWN

@@ -43,6 +43,7 @@ from bot.engine.constants import BB_SQUARES, popcount
 from bot.engine.moves import captures, quiet_checks, static_exchange
 from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
 from bot.engine.result import SearchResult as SearchResult  # re-exported: callers import it from here
+from bot.engine.weights import PIECE_VALUES
 from variant import KnightmateBoard, insufficient_material
 
 logger = logging.getLogger(__name__)
@@ -648,7 +649,7 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], cou
     else:
         hash_move = NO_MOVE
     types = position.types
-    values = evaluation.PIECE_VALUES
+    values = PIECE_VALUES
     them = not position.turn
     good, bad = [], []
     for move in position.captures(position.side(them)):
@@ -697,7 +698,7 @@ def _is_playable_quiet(position: Position, move: Move, hash_move: Move) -> bool:
 def _by_capture_value(position: Position, moves: list[Move]) -> list[tuple[int, Move]]:
     """Moves with their captured value, most valuable victim first, then cheapest attacker."""
     types = position.types
-    values = evaluation.PIECE_VALUES
+    values = PIECE_VALUES
     scored = []
     for move in moves:
         value = values[types[move >> 6 & 63] or PAWN] if position.is_capture(move) else 0
