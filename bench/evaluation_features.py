@@ -239,7 +239,7 @@ def _threat_features(board: chess.Board, color: chess.Color, checks: Bitboard, a
     own_royal = board.king(color)
     step = 8 if color == chess.WHITE else -8
     for square in chess.scan_forward(board.pawns & own):
-        if ev._PASSED_SPAN[color][square] & board.pawns & enemy:
+        if ev._PASSED_SPAN[color << 6 | square] & board.pawns & enemy:
             continue
         file, board_rank = chess.square_file(square), chess.square_rank(square)
         rank = board_rank if color == chess.WHITE else 7 - board_rank
@@ -250,7 +250,7 @@ def _threat_features(board: chess.Board, color: chess.Color, checks: Bitboard, a
         if rank > 2:
             for index, royal_square in enumerate((enemy_royal, own_royal)):
                 if royal_square is not None:
-                    distance = ev._KNIGHT_DISTANCE[royal_square][square + step]
+                    distance = ev._KNIGHT_DISTANCE[royal_square << 6 | square + step]
                     add(("PASSED_ROYAL_DISTANCE", str(index)), 0, (rank - 2) * distance)
 
 
@@ -324,7 +324,7 @@ def _pawn_features(white_pawns: Bitboard, black_pawns: Bitboard, add: _SignedAdd
         sign = 1 if color == chess.WHITE else -1
         for square in chess.scan_forward(own):
             rank = chess.square_rank(square) if color == chess.WHITE else 7 - chess.square_rank(square)
-            if not enemy & ev._PASSED_SPAN[color][square]:
+            if not enemy & ev._PASSED_SPAN[color << 6 | square]:
                 add(("PASSED_PAWN_MG", str(rank)), sign, 1, 0)
                 add(("PASSED_PAWN_EG", str(rank)), sign, 0, 1)
             if not own & ev._ADJACENT_FILES[chess.square_file(square)]:

@@ -75,8 +75,8 @@ def test_the_engine_reads_its_numbers_from_the_weights_file() -> None:
     data = weights.read_data()
     queen = data["QUEEN_MG"]
     expected = data["PIECE_VALUES"][chess.QUEEN] + queen["step"] * 3 + queen["ranks"][3]
-    assert weights.MG[chess.WHITE][chess.QUEEN][chess.D4] == expected
-    assert weights.MG[chess.BLACK][chess.QUEEN][chess.D5] == -expected
+    assert weights.MG[weights.piece_square_index(chess.WHITE, chess.QUEEN, chess.D4)] == expected
+    assert weights.MG[weights.piece_square_index(chess.BLACK, chess.QUEEN, chess.D5)] == -expected
     assert evaluation_features._current() == dict(zip(evaluation_features.KEYS,
                                                        evaluation_features.current_values(), strict=True))
 
@@ -135,8 +135,9 @@ def test_a_passed_pawn_runs_free_only_on_an_empty_unattacked_path() -> None:
 
 def test_knight_distances_are_knight_moves_on_an_empty_board() -> None:
     """The corner case every knight-distance table must get right: a1 to b2 takes four moves."""
-    assert _KNIGHT_DISTANCE[chess.A1][chess.C2] == 1
-    assert _KNIGHT_DISTANCE[chess.A1][chess.B2] == 4
-    assert _KNIGHT_DISTANCE[chess.A1][chess.H8] == 6
-    assert _KNIGHT_DISTANCE[chess.E4][chess.E4] == 0
-    assert all(_KNIGHT_DISTANCE[a][b] == _KNIGHT_DISTANCE[b][a] for a in chess.SQUARES for b in chess.SQUARES)
+    assert _KNIGHT_DISTANCE[chess.A1 << 6 | chess.C2] == 1
+    assert _KNIGHT_DISTANCE[chess.A1 << 6 | chess.B2] == 4
+    assert _KNIGHT_DISTANCE[chess.A1 << 6 | chess.H8] == 6
+    assert _KNIGHT_DISTANCE[chess.E4 << 6 | chess.E4] == 0
+    assert all(_KNIGHT_DISTANCE[a << 6 | b] == _KNIGHT_DISTANCE[b << 6 | a]
+               for a in chess.SQUARES for b in chess.SQUARES)

@@ -19,6 +19,8 @@ from __future__ import annotations
 from typing import Final
 
 import chess
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from bot.engine.constants import (
     BB_FILES,
@@ -64,6 +66,7 @@ from bot.engine.weights import (
     THREAT_BY_MINOR,
     THREAT_BY_PAWN,
     THREAT_BY_ROOK,
+    piece_square_index,
 )
 from variant import COMMONER, ROYAL_KNIGHT
 
@@ -116,10 +119,9 @@ def base_terms(board: chess.Board) -> Terms:
     for color in chess.COLORS:
         mine = board.occupied_co[color]
         for piece_type in chess.PIECE_TYPES:
-            mg_table, eg_table = MG[color][piece_type], EG[color][piece_type]
             for square in chess.scan_forward(board.pieces_mask(piece_type, color) & mine):
-                mg += mg_table[square]
-                eg += eg_table[square]
+                mg += MG[piece_square_index(color, piece_type, square)]
+                eg += EG[piece_square_index(color, piece_type, square)]
                 phase += PHASE_WEIGHTS[piece_type]
     return mg, eg, phase
 
@@ -258,7 +260,7 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
         eg += QUEEN_MOBILITY[1] * (count - QUEEN_MOBILITY[2])
         if threatened:
             mg += QUEEN_CHECK_PENALTY * popcount(reach & (files_and_ranks | diagonals))
-            mg += QUEEN_NEAR_PENALTY[_DISTANCE[square][target]]
+            mg += QUEEN_NEAR_PENALTY[_DISTANCE[square << 6 | target]]
             checks |= reach & (files_and_ranks | diagonals)
     commoners = all_commoners & own
     while commoners:
@@ -322,15 +324,15 @@ def _threat_terms(position: Position, own: Bitboard, enemy: Bitboard, pawn_attac
             square = top_square(passed)
             passed ^= BB_SQUARES[square]
             rank = (square >> 3) if white else 7 - (square >> 3)
-            path = _FRONT_SPAN[white][square]
+            path = _FRONT_SPAN[white << 6 | square]
             if not path & (occupied | enemy_attacks):
                 eg += PASSED_FREE_PATH[rank]
             if rank > 2:
                 block = square + 8 if white else square - 8
                 if enemy_royal:
-                    eg += PASSED_ROYAL_DISTANCE[0] * (rank - 2) * _KNIGHT_DISTANCE[top_square(enemy_royal)][block]
+                    eg += PASSED_ROYAL_DISTANCE[0] * (rank - 2) * _KNIGHT_DISTANCE[top_square(enemy_royal) << 6 | block]
                 if royal:
-                    eg += PASSED_ROYAL_DISTANCE[1] * (rank - 2) * _KNIGHT_DISTANCE[top_square(royal)][block]
+                    eg += PASSED_ROYAL_DISTANCE[1] * (rank - 2) * _KNIGHT_DISTANCE[top_square(royal) << 6 | block]
     return mg, eg
 
 
@@ -347,12 +349,12 @@ def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> PawnTerms:
             square = top_square(pawns)
             pawns ^= BB_SQUARES[square]
             if color == chess.WHITE:
-                white_attacks |= BB_PAWN_ATTACKS[chess.WHITE][square]
+                white_attacks |= BB_PAWN_ATTACKS[64 | square]
             else:
-                black_attacks |= BB_PAWN_ATTACKS[chess.BLACK][square]
+                black_attacks |= BB_PAWN_ATTACKS[square]
             file = square & 7
             relative_rank = (square >> 3) if color == chess.WHITE else 7 - (square >> 3)
-            if not enemy & _PASSED_SPAN[color][square]:
+            if not enemy & _PASSED_SPAN[color << 6 | square]:
                 passed |= BB_SQUARES[square]
                 mg += sign * PASSED_PAWN_MG[relative_rank]
                 eg += sign * PASSED_PAWN_EG[relative_rank]
@@ -367,11 +369,13 @@ def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> PawnTerms:
     return mg, eg, passed, white_attacks, black_attacks
 
 
-_DISTANCE: Final = [[chess.square_distance(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
+# Geometry tables in native vectors; two-square tables are indexed ``a << 6 | b``, per-colour ones
+# ``colour << 6 | square``.
+_DISTANCE: Final = vec[i64]([chess.square_distance(a, b) for a in chess.SQUARES for b in chess.SQUARES])
 
-_ADJACENT_FILES: Final = [
+_ADJACENT_FILES: Final = vec[i64]([
     (BB_FILES[file - 1] if file > 0 else 0) | (BB_FILES[file + 1] if file < 7 else 0) for file in range(8)
-]
+])
 
 
 def _passed_span(color: chess.Color, square: chess.Square) -> Bitboard:
@@ -386,8 +390,8 @@ def _passed_span(color: chess.Color, square: chess.Square) -> Bitboard:
     return span
 
 
-_PASSED_SPAN: Final = [[_passed_span(color, square) for square in chess.SQUARES]
-                       for color in (chess.BLACK, chess.WHITE)]
+_PASSED_SPAN: Final = vec[i64]([_passed_span(color, square) for color in (chess.BLACK, chess.WHITE)
+                                 for square in chess.SQUARES])
 
 def _front_span(color: chess.Color, square: chess.Square) -> Bitboard:
     """The squares in front of a pawn on its own file, up to its promotion square."""
@@ -399,8 +403,8 @@ def _front_span(color: chess.Color, square: chess.Square) -> Bitboard:
     return span
 
 
-_FRONT_SPAN: Final = [[_front_span(color, square) for square in chess.SQUARES]
-                      for color in (chess.BLACK, chess.WHITE)]
+_FRONT_SPAN: Final = vec[i64]([_front_span(color, square) for color in (chess.BLACK, chess.WHITE)
+                                for square in chess.SQUARES])
 
 
 def _knight_distances(start: chess.Square) -> list[int]:
@@ -419,6 +423,6 @@ def _knight_distances(start: chess.Square) -> list[int]:
     return distance
 
 
-_KNIGHT_DISTANCE: Final = [_knight_distances(square) for square in chess.SQUARES]
+_KNIGHT_DISTANCE: Final = vec[i64]([distance for square in chess.SQUARES for distance in _knight_distances(square)])
 
 assert COMMONER == chess.KNIGHT and ROYAL_KNIGHT == chess.KING  # the tables are indexed this way

@@ -156,7 +156,7 @@ def quiet_checks(position: Position) -> list[Move]:
     straight = straight_attacks(target, occupied)
     # Where each piece type (indexed as python-chess's) gives check from: a pawn of ours there
     # attacks the target as an enemy pawn on the target attacks that square.
-    checking: tuple[Bitboard, ...] = (0, BB_PAWN_ATTACKS[them][target], BB_KING_ATTACKS[target], diagonal,
+    checking: tuple[Bitboard, ...] = (0, BB_PAWN_ATTACKS[them << 6 | target], BB_KING_ATTACKS[target], diagonal,
                                       straight, diagonal | straight, 0)
     squares = (checking[1] | checking[2] | diagonal | straight) & ~occupied
     if not squares:

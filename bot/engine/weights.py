@@ -28,6 +28,8 @@ from importlib import resources
 from typing import Any, Final
 
 import chess
+from librt.vecs import vec
+from mypy_extensions import i64
 
 #: Where the numbers live, inside the package (``importlib.resources`` path parts).
 DATA_FILE: Final = ("data", "weights.json")
@@ -148,17 +150,25 @@ MG_TABLES: Final = _piece_square_tables("MG")
 EG_TABLES: Final = _piece_square_tables("EG")
 
 
-def _signed_tables(tables: tuple[tuple[int, ...], ...]) -> list[list[list[int]]]:
-    """[colour][piece type][square] -> material + table value, positive for White."""
-    out: list[list[list[int]]] = [[[0] * 64 for _ in range(7)] for _ in range(2)]
+def piece_square_index(color: chess.Color, piece_type: int, square: chess.Square) -> int:
+    """Where :data:`MG` and :data:`EG` (and the position's piece keys) keep a piece on a square."""
+    return color << 9 | piece_type << 6 | square
+
+
+def _signed_tables(tables: tuple[tuple[int, ...], ...]) -> vec[i64]:
+    """Material + table value, positive for White, by :func:`piece_square_index`."""
+    out = [0] * (2 << 9)
     for piece_type in range(1, 7):
         table = tables[piece_type]
         for square in chess.SQUARES:
-            out[chess.WHITE][piece_type][square] = PIECE_VALUES[piece_type] + table[square]
-            out[chess.BLACK][piece_type][square] = -(PIECE_VALUES[piece_type] + table[chess.square_mirror(square)])
-    return out
+            out[piece_square_index(chess.WHITE, piece_type, square)] = PIECE_VALUES[piece_type] + table[square]
+            out[piece_square_index(chess.BLACK, piece_type, square)] = \
+                -(PIECE_VALUES[piece_type] + table[chess.square_mirror(square)])
+    return vec[i64](out)
 
 
-#: [colour][piece type][square] -> signed (White positive) material + piece-square value.
+#: Signed (White positive) material + piece-square value of each piece on each square, by
+#: :func:`piece_square_index` (``colour << 9 | piece type << 6 | square``), in a native vector: the
+#: position reads six of them a move.
 MG: Final = _signed_tables(MG_TABLES)
 EG: Final = _signed_tables(EG_TABLES)
