@@ -135,10 +135,15 @@ class Features:
     phase: int
     """Clipped to ``PHASE_TOTAL`` (24 = full middlegame)."""
     white_to_move: bool
+    lone_piece: bool = False
+    """A lone rook, bishop or commoner against a bare royal knight: the evaluation says 0, whatever
+    the numbers."""
 
 
 def score(values: list[int], f: Features) -> int:
     """The evaluation for the side to move, computed as :func:`bot.engine.evaluation.evaluate` does."""
+    if f.lone_piece:
+        return 0
     mg = sum(v * c for v, c in zip(values, f.mg, strict=True))
     eg = sum(v * c for v, c in zip(values, f.eg, strict=True))
     blended = mg * f.phase + eg * (weights.PHASE_TOTAL - f.phase)
@@ -189,7 +194,8 @@ def features(board: chess.Board) -> Features:
         checks = _side_features(pieces, board.occupied, own, enemy, add_own)
         _threat_features(board, color, checks, maps[color], maps[not color].all, add_own)
     _pawn_features(pieces[0] & white, pieces[0] & black, add)
-    return Features(mg, eg, min(phase, weights.PHASE_TOTAL), board.turn == chess.WHITE)
+    lone = ev.lone_piece(signed(board.occupied), signed(board.kings), signed(board.pawns), signed(board.queens))
+    return Features(mg, eg, min(phase, weights.PHASE_TOTAL), board.turn == chess.WHITE, lone)
 
 
 @dataclass(frozen=True)

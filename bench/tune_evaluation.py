@@ -119,7 +119,10 @@ def _row(fen: str) -> Array:
 
 
 def effective_counts(f: model.Features) -> list[float]:
-    """The counts with the phase blend applied, for White's view: score = row . numbers."""
+    """The counts with the phase blend applied, for White's view: score = row . numbers (all zero
+    where the evaluation scores 0 whatever the numbers)."""
+    if f.lone_piece:
+        return [0.0] * len(f.mg)
     total = weights.PHASE_TOTAL
     row = [(mg * f.phase + eg * (total - f.phase)) / total for mg, eg in zip(f.mg, f.eg, strict=True)]
     row[model.TEMPO] = 1.0 if f.white_to_move else -1.0

@@ -147,6 +147,9 @@ def evaluate(position: Position, pawn_cache: PawnCache) -> int:
     *pawn_cache* maps pawn structures to their terms; pawn structures repeat across the tree, so
     the cache saves most of that work.
     """
+    if position.phase <= LONE_PIECE_PHASE and lone_piece(position.occupied, position.kings, position.pawns,
+                                                         position.queens):
+        return 0
     white, black = position.white, position.black
     all_pawns = position.pawns
     pawn_key = (all_pawns & white, all_pawns & black)
@@ -166,6 +169,19 @@ def evaluate(position: Position, pawn_cache: PawnCache) -> int:
     mg = position.mg + pawns[0] + white_mg - black_mg + white_threat_mg - black_threat_mg
     eg = position.eg + pawns[1] + white_eg - black_eg + white_threat_eg - black_threat_eg
     return TEMPO + _blend(mg, eg, position.phase, position.turn)
+
+
+#: The largest phase a lone rook, bishop or commoner leaves (a rook's weight).
+LONE_PIECE_PHASE: Final = max(PHASE_WEIGHTS[chess.ROOK], PHASE_WEIGHTS[chess.BISHOP], PHASE_WEIGHTS[chess.KNIGHT])
+
+
+def lone_piece(occupied: Bitboard, royals: Bitboard, pawns: Bitboard, queens: Bitboard) -> bool:
+    """Whether the board holds the two royal knights and one rook, bishop or commoner, nothing
+    else: that piece cannot force mate (the rules' strategy notes), so the position is scored as
+    the draw it is with best play, not as a piece up. A mate can still happen (a commoner or rook
+    against a royal knight in a corner): the search finds it if it is there."""
+    others = occupied & ~royals
+    return popcount(royals) == 2 and popcount(others) == 1 and not others & (pawns | queens)
 
 
 def _blend(mg: int, eg: int, phase: int, turn: chess.Color) -> int:
