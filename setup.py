@@ -30,7 +30,7 @@ from setuptools.command.build_ext import build_ext
 from setuptools.errors import BaseError, CCompilerError
 
 PACKAGE_DIR = Path("bot", "engine")
-#: mypyc puts the compiled modules in one shared library (calls between them stay native), named
+#: mypyc puts the engine's compiled modules in one shared library (calls between them stay native), named
 #: after this group plus "__mypyc", inside the package rather than at the top level.
 GROUP = "_engine"
 

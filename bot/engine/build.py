@@ -11,7 +11,7 @@ preference to a source file. :func:`choose` runs before any of those modules is 
   extension modules come without the build's record of their sources: a warning names the file
   and says how to rebuild, and the edited code runs, never a stale compiled copy of it.
 
-It chooses for all the modules together: compiled and pure modules of the engine never mix.
+It chooses for all of :data:`COMPILED_MODULES` together: compiled and pure modules of the engine never mix.
 :func:`running_build` reports what was actually imported, for ``--version`` and UCI's ``id name``.
 """
 
