@@ -14,9 +14,9 @@ What is fitted, and what is not:
   (safe flight squares, queen distance, passed pawns and their free paths), the per-square
   weights of mobility, checks and safe checks, threats and hanging pieces, the passed pawns'
   royal-knight distances, rooks on files, doubled and isolated pawns, and the tempo;
-- the piece-square tables in the shapes the module builds them: each non-pawn table is
-  ``_table(step, ranks)`` (``step`` centipawns per step towards the centre plus a bonus per
-  rank), read back from the table itself; the pawn tables are per square, left-right symmetric;
+- the piece-square tables in the shapes the weights file holds them: each non-pawn table is a
+  ``step`` (centipawns per step towards the centre) plus a bonus per rank; the pawn tables are
+  per square, left-right symmetric;
 - not fitted: the phase weights and the "typical" mobility counts (the score is not linear in
   them) and ``LAZY_MARGIN`` (a search bound, not part of the score).
 
@@ -31,22 +31,24 @@ import functools
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import chess
 from chess import BB_DIAG_ATTACKS, BB_DIAG_MASKS, BB_FILES, BB_KING_ATTACKS, BB_KNIGHT_ATTACKS, Bitboard
 
 from bot.engine import evaluation as ev
+from bot.engine import weights
 from bot.engine.constants import diagonal_attacks, signed, straight_attacks
 
-#: Pieces with a shaped piece-square table (``_table(step, ranks)``), by python-chess type.
+#: Pieces with a shaped piece-square table (a step and rank bonuses), by python-chess type.
 SHAPED_TABLES = {
-    chess.KNIGHT: ("_COMMONER_MG", "_COMMONER_EG"),
-    chess.BISHOP: ("_BISHOP_MG", "_BISHOP_EG"),
-    chess.ROOK: ("_ROOK_MG", "_ROOK_EG"),
-    chess.QUEEN: ("_QUEEN_MG", "_QUEEN_EG"),
-    chess.KING: ("_ROYAL_MG", "_ROYAL_EG"),
+    chess.KNIGHT: ("COMMONER_MG", "COMMONER_EG"),
+    chess.BISHOP: ("BISHOP_MG", "BISHOP_EG"),
+    chess.ROOK: ("ROOK_MG", "ROOK_EG"),
+    chess.QUEEN: ("QUEEN_MG", "QUEEN_EG"),
+    chess.KING: ("ROYAL_MG", "ROYAL_EG"),
 }
-PAWN_TABLES = ("_PAWN_MG", "_PAWN_EG")
+PAWN_TABLES = ("PAWN_MG", "PAWN_EG")
 #: Numbers fitted as whole tuples, entry by entry (index 0 of PIECE_VALUES is no piece, 6 the royal knight).
 TUPLE_PARAMETERS = {
     "PIECE_VALUES": range(1, 6),
@@ -78,42 +80,32 @@ _SignedAdder = Callable[[Key, int, int, int], None]
 """Adds (key, sign, middlegame count, endgame count): sign +1 for White, -1 for Black."""
 
 
-def _shape(name: str) -> tuple[int, tuple[int, ...]]:
-    """Reads ``(step, ranks)`` back from a table made by ``_table``, and checks it rebuilds the table."""
-    table: tuple[int, ...] = getattr(ev, name)
-    ranks = tuple(table[chess.square(0, rank)] for rank in range(8))  # the a-file is 0 steps from the rim
-    step = table[chess.B2] - ranks[1]
-    if ev._table(step, ranks) != table:
-        raise ValueError(f"evaluation.{name} is not of the form _table(step, ranks)")
-    return step, ranks
+def _pawn_entries(name: str, rows: list[list[int]]) -> dict[tuple[int, int], int]:
+    """(rank, file from the nearer edge) -> value of a pawn table (8 rows of 8, rank 1 first), checked
+    to be left-right symmetric with empty first and last ranks."""
+    for rank, row in enumerate(rows):
+        if row != row[::-1] or (rank in (0, 7) and any(row)):
+            raise ValueError(f"weights.json: {name} is not left-right symmetric with empty end ranks")
+    return {(rank, file): rows[rank][file] for rank in range(1, 7) for file in range(4)}
 
 
-def _pawn_entries(name: str) -> dict[tuple[int, int], int]:
-    """(rank, file from the nearer edge) -> value of a pawn table, checked to be left-right symmetric
-    with empty first and last ranks."""
-    table: tuple[int, ...] = getattr(ev, name)
-    for square in chess.SQUARES:
-        rank, file = chess.square_rank(square), chess.square_file(square)
-        if table[square] != table[chess.square(7 - file, rank)] or (rank in (0, 7) and table[square]):
-            raise ValueError(f"evaluation.{name} is not left-right symmetric with empty end ranks")
-    return {(rank, file): table[chess.square(file, rank)] for rank in range(1, 7) for file in range(4)}
-
-
-def _current() -> dict[Key, int]:
+def _current(data: dict[str, Any] | None = None) -> dict[Key, int]:
+    """Every fitted number of the weights file's content *data* (the shipped file's by default)."""
+    if data is None:
+        data = weights.read_data()
     values: dict[Key, int] = {}
     for name, indices in TUPLE_PARAMETERS.items():
         for index in indices:
-            values[(name, str(index))] = getattr(ev, name)[index]
+            values[(name, str(index))] = data[name][index]
     for name in SCALAR_PARAMETERS:
-        values[(name,)] = getattr(ev, name)
+        values[(name,)] = data[name]
     for names in SHAPED_TABLES.values():
         for name in names:
-            step, ranks = _shape(name)
-            values[(name, "step")] = step
-            for rank, bonus in enumerate(ranks):
+            values[(name, "step")] = data[name]["step"]
+            for rank, bonus in enumerate(data[name]["ranks"]):
                 values[(name, f"rank {rank + 1}")] = bonus
     for name in PAWN_TABLES:
-        for (rank, file), value in _pawn_entries(name).items():
+        for (rank, file), value in _pawn_entries(name, data[name]).items():
             values[(name, f"{'abcd'[file]}{rank + 1}")] = value
     return values
 
@@ -143,14 +135,19 @@ class Features:
     phase: int
     """Clipped to ``PHASE_TOTAL`` (24 = full middlegame)."""
     white_to_move: bool
+    lone_piece: bool = False
+    """A lone rook, bishop or commoner against a bare royal knight: the evaluation says 0, whatever
+    the numbers."""
 
 
 def score(values: list[int], f: Features) -> int:
     """The evaluation for the side to move, computed as :func:`bot.engine.evaluation.evaluate` does."""
+    if f.lone_piece:
+        return 0
     mg = sum(v * c for v, c in zip(values, f.mg, strict=True))
     eg = sum(v * c for v, c in zip(values, f.eg, strict=True))
-    blended = mg * f.phase + eg * (ev.PHASE_TOTAL - f.phase)
-    return values[TEMPO] + (blended if f.white_to_move else -blended) // ev.PHASE_TOTAL
+    blended = mg * f.phase + eg * (weights.PHASE_TOTAL - f.phase)
+    return values[TEMPO] + (blended if f.white_to_move else -blended) // weights.PHASE_TOTAL
 
 
 def features(board: chess.Board) -> Features:
@@ -168,7 +165,7 @@ def features(board: chess.Board) -> Features:
         sign = 1 if color == chess.WHITE else -1
         for piece_type in chess.PIECE_TYPES:
             for square in chess.scan_forward(board.pieces_mask(piece_type, color)):
-                phase += ev.PHASE_WEIGHTS[piece_type]
+                phase += weights.PHASE_WEIGHTS[piece_type]
                 own_view = square if color == chess.WHITE else chess.square_mirror(square)
                 rank, file = chess.square_rank(own_view), chess.square_file(own_view)
                 if piece_type != chess.KING:
@@ -179,7 +176,7 @@ def features(board: chess.Board) -> Features:
                     add((PAWN_TABLES[1], entry), sign, 0, 1)
                     continue
                 mg_name, eg_name = SHAPED_TABLES[piece_type]
-                steps = ev._centrality(own_view)
+                steps = weights.centrality(own_view)
                 add((mg_name, "step"), sign, steps, 0)
                 add((mg_name, f"rank {rank + 1}"), sign, 1, 0)
                 add((eg_name, "step"), sign, 0, steps)
@@ -197,7 +194,8 @@ def features(board: chess.Board) -> Features:
         checks = _side_features(pieces, board.occupied, own, enemy, add_own)
         _threat_features(board, color, checks, maps[color], maps[not color].all, add_own)
     _pawn_features(pieces[0] & white, pieces[0] & black, add)
-    return Features(mg, eg, min(phase, ev.PHASE_TOTAL), board.turn == chess.WHITE)
+    lone = ev.lone_piece(signed(board.occupied), signed(board.kings), signed(board.pawns), signed(board.queens))
+    return Features(mg, eg, min(phase, weights.PHASE_TOTAL), board.turn == chess.WHITE, lone)
 
 
 @dataclass(frozen=True)
@@ -247,7 +245,7 @@ def _threat_features(board: chess.Board, color: chess.Color, checks: Bitboard, a
     own_royal = board.king(color)
     step = 8 if color == chess.WHITE else -8
     for square in chess.scan_forward(board.pawns & own):
-        if ev._PASSED_SPAN[color][square] & board.pawns & enemy:
+        if ev._PASSED_SPAN[color << 6 | square] & board.pawns & enemy:
             continue
         file, board_rank = chess.square_file(square), chess.square_rank(square)
         rank = board_rank if color == chess.WHITE else 7 - board_rank
@@ -258,7 +256,7 @@ def _threat_features(board: chess.Board, color: chess.Color, checks: Bitboard, a
         if rank > 2:
             for index, royal_square in enumerate((enemy_royal, own_royal)):
                 if royal_square is not None:
-                    distance = ev._KNIGHT_DISTANCE[royal_square][square + step]
+                    distance = ev._KNIGHT_DISTANCE[royal_square << 6 | square + step]
                     add(("PASSED_ROYAL_DISTANCE", str(index)), 0, (rank - 2) * distance)
 
 
@@ -286,7 +284,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
         add(("BISHOP_PAIR",), 1, 1)
     for square in bishops:
         reach = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & not_own
-        mobility = reach.bit_count() - ev.BISHOP_MOBILITY[2]
+        mobility = reach.bit_count() - weights.BISHOP_MOBILITY[2]
         add(("BISHOP_MOBILITY", "0"), mobility, 0)
         add(("BISHOP_MOBILITY", "1"), 0, mobility)
         if threatened:
@@ -295,7 +293,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
     own_pawns = all_pawns & own
     for square in chess.scan_forward(all_rooks & own):
         reach = straight_attacks(square, engine_occupied) & not_own
-        mobility = reach.bit_count() - ev.ROOK_MOBILITY[2]
+        mobility = reach.bit_count() - weights.ROOK_MOBILITY[2]
         add(("ROOK_MOBILITY", "0"), mobility, 0)
         add(("ROOK_MOBILITY", "1"), 0, mobility)
         file = BB_FILES[square & 7]
@@ -308,7 +306,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
             checks |= reach & files_and_ranks
     for square in chess.scan_forward(all_queens & own):
         reach = (diagonal_attacks(square, engine_occupied) | straight_attacks(square, engine_occupied)) & not_own
-        mobility = reach.bit_count() - ev.QUEEN_MOBILITY[2]
+        mobility = reach.bit_count() - weights.QUEEN_MOBILITY[2]
         add(("QUEEN_MOBILITY", "0"), mobility, 0)
         add(("QUEEN_MOBILITY", "1"), 0, mobility)
         if threatened:
@@ -332,7 +330,7 @@ def _pawn_features(white_pawns: Bitboard, black_pawns: Bitboard, add: _SignedAdd
         sign = 1 if color == chess.WHITE else -1
         for square in chess.scan_forward(own):
             rank = chess.square_rank(square) if color == chess.WHITE else 7 - chess.square_rank(square)
-            if not enemy & ev._PASSED_SPAN[color][square]:
+            if not enemy & ev._PASSED_SPAN[color << 6 | square]:
                 add(("PASSED_PAWN_MG", str(rank)), sign, 1, 0)
                 add(("PASSED_PAWN_EG", str(rank)), sign, 0, 1)
             if not own & ev._ADJACENT_FILES[chess.square_file(square)]:

@@ -1,4 +1,4 @@
-"""Fits the evaluation's numbers to game results (Texel's method) and can write them into evaluation.py.
+"""Fits the evaluation's numbers to game results (Texel's method) and can write them into weights.json.
 
 Each position of the data (``make_tuning_data.py``) carries the result of its game for White
 (1, 0.5, 0). With the evaluation ``s`` for White in centipawns, the model says White's expected
@@ -17,7 +17,7 @@ score is ``sigmoid(s) = 1 / (1 + 10 ** (-k * s / 400))``. The tuner
    are alike, so a fold holds whole games): each fold's error is that of a fit to the other
    folds, rounded as it would be written, measured against the results alone;
 5. fits all games with the chosen settings, prints the numbers that changed and, with
-   ``--write``, puts them into ``bot/engine/evaluation.py``.
+   ``--write``, puts them into ``bot/engine/data/weights.json`` (never into Python source).
 
     python bench/tune_evaluation.py bench/data/*.tsv [--result-weight 1 0.5] [--write]
 
@@ -37,12 +37,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import evaluation_features as model
-import evaluation_source
 import numpy as np
 import numpy.typing as npt
+import weights_file
 from scipy.optimize import minimize, minimize_scalar
 
-from bot.engine import evaluation
+import bot.engine
+from bot.engine import weights
 from variant import KnightmateBoard
 
 Array = npt.NDArray[np.float64]
@@ -68,10 +69,12 @@ class DataSet:
 def load(paths: Sequence[Path], min_ply: int, jobs: int) -> DataSet:
     """:func:`read`, through a cache next to the first data file: computing the features takes about
     2 ms a position, and the cache key covers everything they depend on (the data files, the
-    model's and the evaluation's source)."""
-    key = [min_ply, model.__file__, str(evaluation_source.PATH)]
+    model's and the evaluation's source, and the weights file, whose phase weights and typical mobility
+    counts the features use)."""
+    evaluation_path = Path(bot.engine.__file__).with_name("evaluation.py")  # the source, in either build
+    key = [min_ply, model.__file__, str(evaluation_path)]
     key += [(str(path), path.stat().st_size, path.stat().st_mtime_ns) for path in paths]
-    sources = Path(model.__file__).read_bytes() + evaluation_source.PATH.read_bytes()
+    sources = Path(model.__file__).read_bytes() + evaluation_path.read_bytes() + weights_file.PATH.read_bytes()
     digest = f"{zlib.crc32(repr(key).encode() + sources):08x}"
     cache = paths[0].parent / f".features-{digest}.npz"
     if cache.exists():
@@ -116,8 +119,11 @@ def _row(fen: str) -> Array:
 
 
 def effective_counts(f: model.Features) -> list[float]:
-    """The counts with the phase blend applied, for White's view: score = row . numbers."""
-    total = evaluation.PHASE_TOTAL
+    """The counts with the phase blend applied, for White's view: score = row . numbers (all zero
+    where the evaluation scores 0 whatever the numbers)."""
+    if f.lone_piece:
+        return [0.0] * len(f.mg)
+    total = weights.PHASE_TOTAL
     row = [(mg * f.phase + eg * (total - f.phase)) / total for mg, eg in zip(f.mg, f.eg, strict=True)]
     row[model.TEMPO] = 1.0 if f.white_to_move else -1.0
     return row
@@ -188,10 +194,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="weights of the game result in the fit's target, against the data engine's "
                              "predictions, to try (default 1: results only, pure Texel)")
     parser.add_argument("--freeze", action="append", default=[], metavar="REGEX",
-                        help="hold the numbers whose name (as printed) matches, e.g. '_PAWN_' (repeatable)")
+                        help="hold the numbers whose name (as printed) matches, e.g. 'PAWN_' (repeatable)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="processes that compute the features (default: one per core)")
-    parser.add_argument("--write", action="store_true", help="write the chosen rounded numbers into evaluation.py")
+    parser.add_argument("--write", action="store_true",
+                        help="write the chosen rounded numbers into bot/engine/data/weights.json")
     args = parser.parse_args(argv)
 
     data = load(args.data, args.min_ply, args.jobs)
@@ -226,9 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if old != new:
             print(f"  {model.label(key):<32} {old:>6.0f} -> {new:>6.0f}")
     if args.write:
-        path = evaluation_source.PATH
-        path.write_text(evaluation_source.with_values(path.read_text(), [int(v) for v in best]))
-        print(f"wrote {path}")
+        weights_file.write([int(v) for v in best])
+        print(f"wrote {weights_file.PATH}")
     return 0
 
 

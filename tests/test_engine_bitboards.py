@@ -7,7 +7,15 @@ import random
 
 import chess
 
-from bot.engine.constants import BB_SQUARES, popcount, signed, top_square, unsigned
+from bot.engine.constants import (
+    BB_SQUARES,
+    diagonal_attacks,
+    popcount,
+    signed,
+    straight_attacks,
+    top_square,
+    unsigned,
+)
 
 
 def sample_bitboards() -> list[int]:
@@ -48,3 +56,18 @@ def test_scanning_a_bitboard_visits_each_square_once() -> None:
             remaining ^= BB_SQUARES[square]
             visited.append(square)
         assert visited == list(chess.scan_reversed(bitboard))
+
+
+def test_slider_attacks_agree_with_python_chess() -> None:
+    """The kindergarten tables against python-chess's own attack tables: every square, with
+    random blockers (sparse to dense, h8 and the edges included) and on an empty and a full board."""
+    rng = random.Random(11)
+    for square in chess.SQUARES:
+        occupancies = [0, chess.BB_ALL] + [rng.getrandbits(64) & rng.getrandbits(64) for _ in range(40)]
+        occupancies += [rng.getrandbits(64) for _ in range(40)]
+        for occupied in occupancies:
+            diagonal = chess.BB_DIAG_ATTACKS[square][chess.BB_DIAG_MASKS[square] & occupied]
+            straight = (chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & occupied]
+                        | chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & occupied])
+            assert unsigned(diagonal_attacks(square, signed(occupied))) == diagonal, (square, hex(occupied))
+            assert unsigned(straight_attacks(square, signed(occupied))) == straight, (square, hex(occupied))

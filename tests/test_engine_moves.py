@@ -6,10 +6,10 @@ import chess
 import pytest
 from random_positions import random_positions
 
-from bot.engine.evaluation import PIECE_VALUES
 from bot.engine.moves import captures as position_captures
 from bot.engine.moves import quiet_checks, static_exchange
 from bot.engine.position import Position, decode, encode
+from bot.engine.weights import PIECE_VALUES
 from variant import KnightmateBoard
 
 
@@ -19,7 +19,9 @@ def captures(board: KnightmateBoard, min_gain: int, skip_losing: bool = False) -
 
 
 def expected_captures(board: KnightmateBoard) -> set[chess.Move]:
-    return {move for move in board.generate_pseudo_legal_captures() if move.promotion in (None, chess.QUEEN)}
+    """The board's pseudo-legal captures without underpromotions, and its quiet queen promotions."""
+    return ({move for move in board.generate_pseudo_legal_captures() if move.promotion in (None, chess.QUEEN)}
+            | {move for move in board.generate_pseudo_legal_moves() if move.promotion == chess.QUEEN})
 
 
 def test_all_captures_are_the_boards_pseudo_legal_captures_with_queen_promotions() -> None:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import chess
 import evaluation_features
-import evaluation_source
 import pytest
+import weights_file
 from random_positions import random_positions
 
+from bot.engine import weights
 from bot.engine.evaluation import _KNIGHT_DISTANCE, evaluate
 from bot.engine.position import Position
 from variant import KnightmateBoard
@@ -19,7 +19,7 @@ from variant import KnightmateBoard
 def test_features_times_the_current_numbers_are_the_evaluation() -> None:
     """Exact equality on many positions, both colours to move, full boards to bare endgames: a
     count the tuner misses, gives the wrong number or the wrong half of the blend shows up here,
-    and so does a number changed in evaluation.py in a way the model does not follow."""
+    and so does a number changed in weights.json in a way the model does not follow."""
     values = evaluation_features.current_values()
     boards = random_positions(600, seed=71, plies=range(1, 160))
     for board in boards:
@@ -50,34 +50,40 @@ def test_changed_numbers_change_the_score_as_the_counts_say() -> None:
     assert abs(evaluation_features.score(doubled, f) - 2 * once) <= 1
 
 
-def test_numbers_written_into_the_source_are_the_numbers_read_back(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_numbers_written_into_the_weights_file_are_the_numbers_read_back(tmp_path: Path) -> None:
     """The tuner's --write: every number changed (by a different amount each), written into a copy
-    of evaluation.py, imported, and read back by the feature model as exactly those numbers; the
-    current numbers written back leave a module that scores like the real one."""
+    of weights.json, and read back by the feature model as exactly those numbers, the numbers it
+    does not fit kept; the current numbers written back give the shipped file, byte for byte."""
     current = evaluation_features.current_values()
     changed = [value + 1 + index % 7 for index, value in enumerate(current)]
-    source = evaluation_source.PATH.read_text()
-    for values in (changed, current):
-        module_path = tmp_path / "evaluation.py"
-        module_path.write_text(evaluation_source.with_values(source, values))
-        spec = importlib.util.spec_from_file_location("written_evaluation", module_path)
-        assert spec is not None and spec.loader is not None
-        written = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(written)
-        monkeypatch.setattr(evaluation_features, "ev", written)
-        assert evaluation_features._current() == dict(zip(evaluation_features.KEYS, values, strict=True))
-        monkeypatch.undo()
-    board = KnightmateBoard("2r1k2r/pp3ppp/2m1pm2/3p4/3P4/2M1PM2/PP3PPP/2R1K2R b Kk - 2 16")
-    position = Position.from_board(board)
-    assert written.evaluate(position, {}) == evaluate(position, {})
+    path = tmp_path / "weights.json"
+    path.write_text(weights_file.PATH.read_text())
+    weights_file.write(changed, path)
+    written = weights.read_data(path.read_text())
+    assert evaluation_features._current(written) == dict(zip(evaluation_features.KEYS, changed, strict=True))
+    shipped = weights.read_data()
+    assert written["PHASE_WEIGHTS"] == shipped["PHASE_WEIGHTS"]
+    assert written["QUEEN_MOBILITY"][2] == shipped["QUEEN_MOBILITY"][2]
+    assert written["PIECE_VALUES"][chess.KING] == shipped["PIECE_VALUES"][chess.KING]
+    weights_file.write(current, path)
+    assert path.read_text() == weights_file.PATH.read_text()
 
 
-def test_annotated_assignments_keep_their_annotation_and_comment() -> None:
-    """evaluation.py may mark its tables ``Final`` for the compiled build; the writer keeps that."""
-    source = "TEMPO: Final = 10  # the side to move\nPIECE_VALUES: Final[tuple[int, ...]] = (0, 1)\n"
-    written = evaluation_source.write_source(source, {"TEMPO": "12", "PIECE_VALUES": "(0, 2)"})
-    assert written == "TEMPO: Final = 12  # the side to move\nPIECE_VALUES: Final[tuple[int, ...]] = (0, 2)\n"
+def test_the_engine_reads_its_numbers_from_the_weights_file() -> None:
+    """The tables the position and evaluation use are built from the file: a piece-square entry is
+    the piece's value plus its table's step and rank bonus, as the file says."""
+    data = weights.read_data()
+    queen = data["QUEEN_MG"]
+    expected = data["PIECE_VALUES"][chess.QUEEN] + queen["step"] * 3 + queen["ranks"][3]
+    assert weights.MG[weights.piece_square_index(chess.WHITE, chess.QUEEN, chess.D4)] == expected
+    assert weights.MG[weights.piece_square_index(chess.BLACK, chess.QUEEN, chess.D5)] == -expected
+    assert evaluation_features._current() == dict(zip(evaluation_features.KEYS,
+                                                       evaluation_features.current_values(), strict=True))
+
+
+def test_a_malformed_weights_file_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="weights.json: expected an object"):
+        weights.read_data("[1, 2]")
 
 
 def _count(board: KnightmateBoard, name: str, index: str | None = None) -> tuple[int, int]:
@@ -129,8 +135,9 @@ def test_a_passed_pawn_runs_free_only_on_an_empty_unattacked_path() -> None:
 
 def test_knight_distances_are_knight_moves_on_an_empty_board() -> None:
     """The corner case every knight-distance table must get right: a1 to b2 takes four moves."""
-    assert _KNIGHT_DISTANCE[chess.A1][chess.C2] == 1
-    assert _KNIGHT_DISTANCE[chess.A1][chess.B2] == 4
-    assert _KNIGHT_DISTANCE[chess.A1][chess.H8] == 6
-    assert _KNIGHT_DISTANCE[chess.E4][chess.E4] == 0
-    assert all(_KNIGHT_DISTANCE[a][b] == _KNIGHT_DISTANCE[b][a] for a in chess.SQUARES for b in chess.SQUARES)
+    assert _KNIGHT_DISTANCE[chess.A1 << 6 | chess.C2] == 1
+    assert _KNIGHT_DISTANCE[chess.A1 << 6 | chess.B2] == 4
+    assert _KNIGHT_DISTANCE[chess.A1 << 6 | chess.H8] == 6
+    assert _KNIGHT_DISTANCE[chess.E4 << 6 | chess.E4] == 0
+    assert all(_KNIGHT_DISTANCE[a << 6 | b] == _KNIGHT_DISTANCE[b << 6 | a]
+               for a in chess.SQUARES for b in chess.SQUARES)

@@ -17,8 +17,12 @@ range under ``&``, ``|``, ``^`` and ``~``, so both builds compute the same value
   :func:`top_square` and :func:`popcount` are the bit scan and the count, and they are native
   code in the compiled build (``bit_count`` is not a mypyc primitive at all).
 
-The tables keep python-chess's names and indexing; the slider tables stay dictionaries keyed by
-the masked occupancy, which never holds h8, so the keys are python-chess's own.
+The tables keep python-chess's names and values in mypyc's native vectors (``librt.vecs``
+``vec[i64]``: a read is a C array access in the compiled build, against a boxed list item or a
+dictionary lookup; the pure build uses the same type through its Python API). Tables python-chess
+indexes twice are flat here (the pawn attacks by ``colour << 6 | square``), and slider attacks
+are read by kindergarten indexing (:func:`diagonal_attacks`, :func:`straight_attacks`) instead of
+python-chess's dictionaries keyed by occupancy.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 from typing import Final
 
 import chess
+from librt.vecs import vec
 from mypy_extensions import i64
 
 #: A bitboard in the engine's signed 64-bit form (h8 is the sign bit).
@@ -75,18 +80,14 @@ def popcount(bitboard: Bitboard) -> int:
     return count + int(x & 0x7F)
 
 
-def _signed_list(bitboards: list[int]) -> list[Bitboard]:
-    return [signed(bitboard) for bitboard in bitboards]
-
-
-def _signed_values(tables: list[dict[int, int]]) -> list[dict[Bitboard, Bitboard]]:
-    return [{key: signed(value) for key, value in table.items()} for table in tables]
+def _signed_vec(bitboards: list[int]) -> vec[i64]:
+    return vec[i64]([signed(bitboard) for bitboard in bitboards])
 
 
 BB_EMPTY: Final[i64] = 0
 BB_ALL: Final[i64] = -1
-BB_SQUARES: Final[list[Bitboard]] = _signed_list(chess.BB_SQUARES)
-BB_FILES: Final[list[Bitboard]] = _signed_list(chess.BB_FILES)
+BB_SQUARES: Final = _signed_vec(chess.BB_SQUARES)
+BB_FILES: Final = _signed_vec(chess.BB_FILES)
 BB_FILE_A: Final[i64] = signed(chess.BB_FILE_A)
 BB_FILE_H: Final[i64] = signed(chess.BB_FILE_H)
 BB_RANK_1: Final[i64] = signed(chess.BB_RANK_1)
@@ -105,28 +106,98 @@ BB_D8: Final[i64] = signed(chess.BB_D8)
 BB_F8: Final[i64] = signed(chess.BB_F8)
 BB_G8: Final[i64] = signed(chess.BB_G8)
 
-BB_KNIGHT_ATTACKS: Final[list[Bitboard]] = _signed_list(chess.BB_KNIGHT_ATTACKS)
-BB_KING_ATTACKS: Final[list[Bitboard]] = _signed_list(chess.BB_KING_ATTACKS)
-#: Indexed [colour][square].
-BB_PAWN_ATTACKS: Final[list[list[Bitboard]]] = [_signed_list(table) for table in chess.BB_PAWN_ATTACKS]
-#: Slider attacks: indexed [square][occupied & the square's mask]. No mask holds h8, so the
-#: masks and keys are non-negative and equal to python-chess's.
-BB_DIAG_MASKS: Final[list[Bitboard]] = _signed_list(chess.BB_DIAG_MASKS)
-BB_DIAG_ATTACKS: Final[list[dict[Bitboard, Bitboard]]] = _signed_values(chess.BB_DIAG_ATTACKS)
-BB_FILE_MASKS: Final[list[Bitboard]] = _signed_list(chess.BB_FILE_MASKS)
-BB_FILE_ATTACKS: Final[list[dict[Bitboard, Bitboard]]] = _signed_values(chess.BB_FILE_ATTACKS)
-BB_RANK_MASKS: Final[list[Bitboard]] = _signed_list(chess.BB_RANK_MASKS)
-BB_RANK_ATTACKS: Final[list[dict[Bitboard, Bitboard]]] = _signed_values(chess.BB_RANK_ATTACKS)
+BB_KNIGHT_ATTACKS: Final = _signed_vec(chess.BB_KNIGHT_ATTACKS)
+BB_KING_ATTACKS: Final = _signed_vec(chess.BB_KING_ATTACKS)
+#: Indexed ``colour << 6 | square`` (the squares a pawn of that colour on that square attacks).
+BB_PAWN_ATTACKS: Final = _signed_vec(chess.BB_PAWN_ATTACKS[chess.BLACK] + chess.BB_PAWN_ATTACKS[chess.WHITE])
 
-assert all(mask >= 0 for mask in (*BB_DIAG_MASKS, *BB_FILE_MASKS, *BB_RANK_MASKS))
+# Slider attacks, kindergarten style: the pieces on one line through a square (its edge squares
+# left out: they never block anything beyond) are gathered into a 6-bit index, and a table
+# indexed ``square << 6 | index`` holds the attacks along that line. A rank's pieces are one byte
+# of the board already; a file's are moved to the a-file and folded into one byte by shifts of 7,
+# 14 and 28 (bit 8k lands on bit k and nowhere else among bits 1-6); a diagonal holds one square
+# per file, so OR-ing the board's eight bytes together gives a byte with bit f set when its
+# square on file f is occupied. No multiplication, so no overflow: the pure build computes the
+# same indices as the compiled one, and every mask but the rank shift stays clear of h8's sign
+# bit (the rank shift is arithmetic, and its index mask takes bits below the sign).
+
+_INNER_FILE_A: Final[i64] = signed(chess.BB_FILE_A & ~chess.BB_RANK_1 & ~chess.BB_RANK_8)
+_INNER: Final = chess.BB_ALL & ~(chess.BB_RANK_1 | chess.BB_RANK_8 | chess.BB_FILE_A | chess.BB_FILE_H)
 
 
-def diagonal_attacks(square: int, occupied: Bitboard) -> Bitboard:
+def _ray_attacks(square: int, occupied: int, directions: tuple[tuple[int, int], ...]) -> int:
+    """The squares a slider on *square* reaches along *directions* (file, rank steps), python-chess
+    bitboards: the reference the tables are filled from."""
+    attacks = 0
+    for file_step, rank_step in directions:
+        file, rank = chess.square_file(square) + file_step, chess.square_rank(square) + rank_step
+        while 0 <= file < 8 and 0 <= rank < 8:
+            target = chess.square(file, rank)
+            attacks |= chess.BB_SQUARES[target]
+            if occupied & chess.BB_SQUARES[target]:
+                break
+            file, rank = file + file_step, rank + rank_step
+    return attacks
+
+
+def _line_squares(square: int, directions: tuple[tuple[int, int], ...]) -> int:
+    return _ray_attacks(square, 0, directions) | chess.BB_SQUARES[square]
+
+
+_RANK: Final = ((1, 0), (-1, 0))
+_FILE: Final = ((0, 1), (0, -1))
+_DIAGONAL: Final = ((1, 1), (-1, -1))
+_ANTI_DIAGONAL: Final = ((1, -1), (-1, 1))
+
+
+def _line_table(directions: tuple[tuple[int, int], ...], by_file: bool) -> vec[i64]:
+    """Attacks along one line by ``square << 6 | index``: index bit i stands for the line's square
+    on file i + 1 (ranks, diagonals) or on rank i + 1 (files)."""
+    table = []
+    for square in chess.SQUARES:
+        line = _line_squares(square, directions)
+        for index in range(64):
+            occupied = 0
+            for bit in range(6):
+                if index >> bit & 1:
+                    occupied |= line & (chess.BB_RANKS[bit + 1] if by_file else chess.BB_FILES[bit + 1])
+            table.append(signed(_ray_attacks(square, occupied, directions)))
+    return vec[i64](table)
+
+
+#: Each square's diagonal and anti-diagonal without the board's edge squares.
+_DIAGONAL_INNER: Final = vec[i64]([signed(_line_squares(square, _DIAGONAL) & _INNER) for square in chess.SQUARES])
+_ANTI_DIAGONAL_INNER: Final = vec[i64]([signed(_line_squares(square, _ANTI_DIAGONAL) & _INNER)
+                                        for square in chess.SQUARES])
+_RANK_ATTACKS: Final = _line_table(_RANK, by_file=False)
+_FILE_ATTACKS: Final = _line_table(_FILE, by_file=True)
+_DIAGONAL_ATTACKS: Final = _line_table(_DIAGONAL, by_file=False)
+_ANTI_DIAGONAL_ATTACKS: Final = _line_table(_ANTI_DIAGONAL, by_file=False)
+#: Each square's lines on an empty board (its own square excluded).
+BB_DIAGONAL_RAYS: Final = vec[i64]([signed(_ray_attacks(square, 0, _DIAGONAL + _ANTI_DIAGONAL))
+                                    for square in chess.SQUARES])
+BB_ORTHOGONAL_RAYS: Final = vec[i64]([signed(_ray_attacks(square, 0, _RANK + _FILE)) for square in chess.SQUARES])
+
+
+def diagonal_attacks(square: i64, occupied: Bitboard) -> Bitboard:
     """The squares a bishop on *square* attacks when *occupied* holds the pieces."""
-    return BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied]
+    diagonal = occupied & _DIAGONAL_INNER[square]
+    diagonal |= diagonal >> 32
+    diagonal |= diagonal >> 16
+    diagonal |= diagonal >> 8
+    anti = occupied & _ANTI_DIAGONAL_INNER[square]
+    anti |= anti >> 32
+    anti |= anti >> 16
+    anti |= anti >> 8
+    base = square << 6
+    return _DIAGONAL_ATTACKS[base | (diagonal >> 1 & 63)] | _ANTI_DIAGONAL_ATTACKS[base | (anti >> 1 & 63)]
 
 
-def straight_attacks(square: int, occupied: Bitboard) -> Bitboard:
+def straight_attacks(square: i64, occupied: Bitboard) -> Bitboard:
     """The squares a rook on *square* attacks when *occupied* holds the pieces."""
-    return (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
-            | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied])
+    file = occupied >> (square & 7) & _INNER_FILE_A
+    file |= file >> 7
+    file |= file >> 14
+    file |= file >> 28
+    base = square << 6
+    return _RANK_ATTACKS[base | (occupied >> ((square & 56) + 1) & 63)] | _FILE_ATTACKS[base | (file >> 1 & 63)]

@@ -1,4 +1,4 @@
-"""Static evaluation of Knightmate positions, with every tuned number kept in this module.
+"""Static evaluation of Knightmate positions; its numbers come from :mod:`bot.engine.weights`.
 
 The score is split the usual way: material plus piece-square terms, which the search's
 :class:`~bot.engine.position.Position` keeps up to date move by move, and positional terms that look at the whole board
@@ -16,9 +16,11 @@ field read is a native one (a board is scored through ``Position.from_board``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import chess
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from bot.engine.constants import (
     BB_FILES,
@@ -33,163 +35,80 @@ from bot.engine.constants import (
     straight_attacks,
     top_square,
 )
+from bot.engine.position import Position
+from bot.engine.weights import (
+    BISHOP_CHECK_PENALTY,
+    BISHOP_MOBILITY,
+    BISHOP_PAIR,
+    COMMONER_CHECK_PENALTY,
+    COMMONER_MOBILITY,
+    DOUBLED_PAWN,
+    EG,
+    ESCAPE_SQUARE_BONUS,
+    HANGING,
+    ISOLATED_PAWN,
+    MG,
+    PASSED_FREE_PATH,
+    PASSED_PAWN_EG,
+    PASSED_PAWN_MG,
+    PASSED_ROYAL_DISTANCE,
+    PHASE_TOTAL,
+    PHASE_WEIGHTS,
+    QUEEN_CHECK_PENALTY,
+    QUEEN_MOBILITY,
+    QUEEN_NEAR_PENALTY,
+    ROOK_CHECK_PENALTY,
+    ROOK_HALF_OPEN_FILE,
+    ROOK_MOBILITY,
+    ROOK_OPEN_FILE,
+    SAFE_CHECK_BONUS,
+    TEMPO,
+    THREAT_BY_MINOR,
+    THREAT_BY_PAWN,
+    THREAT_BY_ROOK,
+    piece_square_index,
+)
 from variant import COMMONER, ROYAL_KNIGHT
 
-if TYPE_CHECKING:  # position.py imports this module's tables; the evaluation only reads positions
-    from bot.engine.position import Position
-
-
 # ---------------------------------------------------------------------------------------------
-# The numbers. The first estimates took material from the rules (seed-knightmate.txt: Q 10, R 4.5,
-# B 3.25, M 3, P 1, bishop pair +0.5) and the rest from chess practice, adapted where the royal
-# knight changes the picture (noted at each term). Every number below except the phase weights,
-# the "typical" mobility counts and LAZY_MARGIN was then refit to game results by
-# bench/tune_evaluation.py (Texel's method; 75k quiet positions from 965 Fairy-Stockfish self-play
-# games, 2026-12-01), which writes them here; the refit beat the estimates in an A/B match
-# (bench/README.md). The threat, safe-check and passed-path terms came on 2026-12-02 with a
-# refit of every number on 382k quiet positions from 5,123 games. The terms' comments say why
-# each term exists, not where its value came from.
+# The numbers live in bot/engine/data/weights.json and are read by bot.engine.weights (data only;
+# bench/tune_evaluation.py writes that file). The first estimates took material from the rules
+# (seed-knightmate.txt: Q 10, R 4.5, B 3.25, M 3, P 1, bishop pair +0.5) and the rest from chess
+# practice, adapted where the royal knight changes the picture; every number except the phase
+# weights and the "typical" mobility counts was then refit to game results (Texel's method,
+# bench/README.md). Why each term exists:
+#
+# - Material and piece-square tables (PIECE_VALUES, MG, EG): kept incrementally by the Position.
+#   The royal knight's middlegame table wants it at home yet off the rim (a knight in the corner
+#   has two flight squares); leaving home costs much, after ladder games where it took pawns up
+#   the board and was mated there by rooks and commoners. In the endgame it joins the game.
+# - The bishop pair (BISHOP_PAIR; the rules document says +0.5).
+# - Royal knight safety. A royal knight cannot hide behind pawns: queens and commoners reach it
+#   through the knight-move holes a pawn shield leaves, so it is measured by its safe flight
+#   squares (ESCAPE_SQUARE_BONUS, by count, the last entry for 7 or 8), the squares from which
+#   each enemy piece type can check it next move (*_CHECK_PENALTY, middlegame; rooks and bishops
+#   count too, after ladder losses to rook-and-commoner mates with the queens gone), those of
+#   them the defender does not attack (SAFE_CHECK_BONUS: a check from a defended square usually
+#   loses the checker), and the enemy queen's Chebyshev distance (QUEEN_NEAR_PENALTY).
+# - Mobility: a commoner's steps (COMMONER_MOBILITY), and per slider (middlegame, endgame,
+#   typical squares) centipawns per square attacked that is not an own piece, counted from the
+#   typical number (chess practice, not fitted); rooks on open and half-open files.
+# - Threats, (middlegame, endgame) per enemy piece: the search sees only the exchanges it plays
+#   out, and quiescence stands pat where a piece of the side to move is attacked by a lesser one
+#   (THREAT_BY_PAWN, _MINOR, _ROOK) or not defended at all (HANGING).
+# - TEMPO: the side to move is better off by about this much, which also damps the odd-even
+#   swing of iterative deepening.
+# - Pawn structure: passed pawns by rank from their own side (they matter more here: a commoner
+#   promotion and the royal knight's poor blockading make them harder to stop), a free path to
+#   promotion (empty and unwatched), the royal knights' knight-move distance to the square in
+#   front of a passed pawn times how far it has come (PASSED_ROYAL_DISTANCE: enemy, own), doubled
+#   and isolated pawns.
 # ---------------------------------------------------------------------------------------------
-
-#: Material in centipawns, indexed by python-chess piece type (COMMONER is chess.KNIGHT).
-PIECE_VALUES: Final[tuple[int, ...]] = (0, 83, 284, 329, 490, 1013, 0)
-#: The bishop pair bonus (the rules document says +0.5).
-BISHOP_PAIR: Final = 40
-
-#: Game phase weight of each piece type (chess convention: minor 1, rook 2, queen 4); the
-#: commoner counts as a minor. 24 = all pieces on the board = pure middlegame.
-PHASE_WEIGHTS: Final[tuple[int, ...]] = (0, 0, 1, 1, 2, 4, 0)
-PHASE_TOTAL: Final = 24
-
-# Royal knight safety. A royal knight cannot hide behind pawns: queens and commoners reach it
-# through the knight-move "holes" a pawn shield leaves, so it is measured by how many squares it
-# can flee to and how many checks the enemy queen and commoners can give next move. Weights are
-# middlegame values and fade out with the enemy queen gone (a lone commoner cannot mate).
-# Rooks and bishops count too: in ladder games against Fairy-Stockfish many losses were mates by
-# rooks and commoners after the queens had gone, when this term saw no danger at all. With rook
-# and bishop checks (and the stricter royal table below) the engine scored +25 =15 -20 against
-# itself without them (bench/README.md).
-#: By safe flight squares (empty or enemy, not attacked), the last entry for 7 or 8.
-ESCAPE_SQUARE_BONUS: Final[tuple[int, ...]] = (-32, -27, -19, -19, -10, 10, 8, 10)
-QUEEN_CHECK_PENALTY: Final = 10  # per square from which the enemy queen can check next move
-ROOK_CHECK_PENALTY: Final = 49  # per square from which an enemy rook can check next move
-BISHOP_CHECK_PENALTY: Final = 15  # per square from which an enemy bishop can check next move
-COMMONER_CHECK_PENALTY: Final = 36  # per square from which an enemy commoner can check next move
-QUEEN_NEAR_PENALTY: Final[tuple[int, ...]] = (0, 40, 31, 13, 8, 12, -2, 2)  # by Chebyshev distance of the enemy queen
-#: Per square from which a check can be given next move that the defender does not attack: the
-#: checks above count every square, yet a check from a defended square usually loses the checker.
-SAFE_CHECK_BONUS: Final = 35
-
-# Commoner activity: a commoner is a short-range piece that needs room; count its steps.
-COMMONER_MOBILITY: Final = 5  # per square it can step to (empty or enemy)
-
-# Slider mobility: (middlegame, endgame) centipawns per square attacked that is not an own piece,
-# counted from a typical number of squares (the typical counts are chess practice, not fitted).
-BISHOP_MOBILITY: Final = (1, 4, 6)  # (mg, eg, typical squares)
-ROOK_MOBILITY: Final = (3, -1, 6)
-QUEEN_MOBILITY: Final = (-1, 17, 12)
-ROOK_OPEN_FILE: Final = (32, 10)  # (mg, eg): no pawns on the file
-ROOK_HALF_OPEN_FILE: Final = (25, 9)  # only enemy pawns on the file
-
-# Threats, (mg, eg) per enemy piece: the search sees only the exchanges it plays out, and
-# quiescence stands pat in positions where a piece of the side to move is attacked by a lesser
-# one or not defended at all.
-THREAT_BY_PAWN: Final = (34, 21)  # a piece (not a pawn) attacked by a pawn
-THREAT_BY_MINOR: Final = (29, 18)  # a rook or queen attacked by a commoner or bishop
-THREAT_BY_ROOK: Final = (22, 16)  # a queen attacked by a rook
-HANGING: Final = (13, 16)  # a piece (not a pawn) attacked and not defended
-#: The side to move is better off by about this much, which also damps the
-#: odd-even swing of iterative deepening.
-TEMPO: Final = 20
-
-# Pawn structure (passed pawns matter more here because a commoner promotion
-# option and the royal knight's poor blockading make them harder to stop).
-PASSED_PAWN_MG: Final[tuple[int, ...]] = (0, 4, 1, 7, 16, 36, 68, 0)  # by rank from the pawn's own side
-PASSED_PAWN_EG: Final[tuple[int, ...]] = (0, 13, 27, 31, 46, 87, 131, 0)
-#: A passed pawn whose path to promotion is empty and not attacked by the enemy, by rank (endgame).
-PASSED_FREE_PATH: Final[tuple[int, ...]] = (0, 0, 0, 7, 12, 24, 43, 0)
-#: (enemy, own) royal knight: endgame centipawns per knight move between it and the square in
-#: front of a passed pawn, times how far the pawn has come (its rank from its own side less 2).
-#: A knight is a poor blockader, and a knight-move distance is not a king's distance.
-PASSED_ROYAL_DISTANCE: Final = (11, -9)
-DOUBLED_PAWN: Final = -8
-ISOLATED_PAWN: Final = -18
 
 #: Quiescence trusts material and piece-square terms alone when they beat beta by this much: the
 #: other terms rarely add up to more (royal knight safety is the largest, at most about -300,
-#: then mobility).
+#: then mobility). A search bound, not a fitted number.
 LAZY_MARGIN: Final = 400
-
-# Piece-square tables from White's view, a1 first (row 1 is rank 1), in centipawns. Black uses
-# the mirrored square. Each table pair is (middlegame, endgame).
-_PAWN_MG = (
-    0, 0, 0, 0, 0, 0, 0, 0,
-    1, -14, -4, -17, -17, -4, -14, 1,
-    4, 2, 4, 5, 5, 4, 2, 4,
-    11, -11, 5, 29, 29, 5, -11, 11,
-    6, 5, 8, 31, 31, 8, 5, 6,
-    9, 10, 20, 34, 34, 20, 10, 9,
-    45, 51, 54, 58, 58, 54, 51, 45,
-    0, 0, 0, 0, 0, 0, 0, 0,
-)
-_PAWN_EG = (
-    0, 0, 0, 0, 0, 0, 0, 0,
-    19, 13, 16, 3, 3, 16, 13, 19,
-    11, 7, 12, 22, 22, 12, 7, 11,
-    11, 5, 2, 9, 9, 2, 5, 11,
-    26, 18, 17, 17, 17, 17, 18, 26,
-    46, 36, 42, 41, 41, 42, 36, 46,
-    81, 76, 74, 79, 79, 74, 76, 81,
-    0, 0, 0, 0, 0, 0, 0, 0,
-)
-
-
-def _centrality(square: chess.Square) -> int:
-    """0 on the rim up to 3 in the four centre squares."""
-    file, rank = chess.square_file(square), chess.square_rank(square)
-    return min(file, 7 - file, rank, 7 - rank)
-
-
-def _table(per_centre_step: int, rank_bonus: tuple[int, ...] = (0,) * 8) -> tuple[int, ...]:
-    return tuple(per_centre_step * _centrality(sq) + rank_bonus[chess.square_rank(sq)] for sq in chess.SQUARES)
-
-
-# Commoner (moves like a king): centralised it attacks up to 8 squares and supports mating nets.
-_COMMONER_MG = _table(9, (-32, -16, -4, 12, 34, 20, 10, 0))
-_COMMONER_EG = _table(18, (-21, -14, -4, 0, 16, 10, 7, 0))
-_BISHOP_MG = _table(9, (2, 7, 2, 4, -6, 3, 2, -1))
-_BISHOP_EG = _table(4, (-8, -8, -2, 3, -3, 0, 0, -1))
-# Rooks: the seventh rank as in chess, no centre term.
-_ROOK_MG = _table(3, (13, -6, -6, -4, 4, 11, 28, 12))
-_ROOK_EG = _table(2, (0, -11, -13, -3, 9, 12, 25, 14))
-_QUEEN_MG = _table(3, (5, 12, 2, -9, -10, -3, 0, 3))
-_QUEEN_EG = _table(7, (2, -4, -1, 2, 2, 0, 1, 3))
-# Royal knight: in the middlegame it wants to stay home yet off the rim (a knight in the corner
-# has two flight squares); in the endgame it joins the game like any knight. The middlegame
-# penalty for leaving home was doubled after ladder games where it took pawns up the board
-# (Kxd4, Kxc6) and was mated there by rooks and commoners.
-_ROYAL_MG = _table(-8, (-4, -8, -20, -43, -67, -89, -100, -100))
-_ROYAL_EG = _table(9, (-18, -5, 15, 6, 1, 1, -2, 2))
-
-_MG_TABLES = (None, _PAWN_MG, _COMMONER_MG, _BISHOP_MG, _ROOK_MG, _QUEEN_MG, _ROYAL_MG)
-_EG_TABLES = (None, _PAWN_EG, _COMMONER_EG, _BISHOP_EG, _ROOK_EG, _QUEEN_EG, _ROYAL_EG)
-
-
-def _signed_tables(tables: tuple[tuple[int, ...] | None, ...]) -> list[list[list[int]]]:
-    """[colour][piece type][square] -> material + table value, positive for White."""
-    out: list[list[list[int]]] = [[[0] * 64 for _ in range(7)] for _ in range(2)]
-    for piece_type in range(1, 7):
-        table = tables[piece_type]
-        assert table is not None
-        for square in chess.SQUARES:
-            out[chess.WHITE][piece_type][square] = PIECE_VALUES[piece_type] + table[square]
-            out[chess.BLACK][piece_type][square] = -(PIECE_VALUES[piece_type] + table[chess.square_mirror(square)])
-    return out
-
-
-#: [colour][piece type][square] -> signed (White positive) material + piece-square value.
-MG: Final[list[list[list[int]]]] = _signed_tables(_MG_TABLES)
-EG: Final[list[list[list[int]]]] = _signed_tables(_EG_TABLES)
 
 Terms = tuple[int, int, int]  # (middlegame, endgame, phase): the incrementally kept part
 
@@ -200,10 +119,9 @@ def base_terms(board: chess.Board) -> Terms:
     for color in chess.COLORS:
         mine = board.occupied_co[color]
         for piece_type in chess.PIECE_TYPES:
-            mg_table, eg_table = MG[color][piece_type], EG[color][piece_type]
             for square in chess.scan_forward(board.pieces_mask(piece_type, color) & mine):
-                mg += mg_table[square]
-                eg += eg_table[square]
+                mg += MG[piece_square_index(color, piece_type, square)]
+                eg += EG[piece_square_index(color, piece_type, square)]
                 phase += PHASE_WEIGHTS[piece_type]
     return mg, eg, phase
 
@@ -229,6 +147,9 @@ def evaluate(position: Position, pawn_cache: PawnCache) -> int:
     *pawn_cache* maps pawn structures to their terms; pawn structures repeat across the tree, so
     the cache saves most of that work.
     """
+    if position.phase <= LONE_PIECE_PHASE and lone_piece(position.occupied, position.kings, position.pawns,
+                                                         position.queens):
+        return 0
     white, black = position.white, position.black
     all_pawns = position.pawns
     pawn_key = (all_pawns & white, all_pawns & black)
@@ -248,6 +169,19 @@ def evaluate(position: Position, pawn_cache: PawnCache) -> int:
     mg = position.mg + pawns[0] + white_mg - black_mg + white_threat_mg - black_threat_mg
     eg = position.eg + pawns[1] + white_eg - black_eg + white_threat_eg - black_threat_eg
     return TEMPO + _blend(mg, eg, position.phase, position.turn)
+
+
+#: The largest phase a lone rook, bishop or commoner leaves (a rook's weight).
+LONE_PIECE_PHASE: Final = max(PHASE_WEIGHTS[chess.ROOK], PHASE_WEIGHTS[chess.BISHOP], PHASE_WEIGHTS[chess.KNIGHT])
+
+
+def lone_piece(occupied: Bitboard, royals: Bitboard, pawns: Bitboard, queens: Bitboard) -> bool:
+    """Whether the board holds the two royal knights and one rook, bishop or commoner, nothing
+    else: that piece cannot force mate (the rules' strategy notes), so the position is scored as
+    the draw it is with best play, not as a piece up. A mate can still happen (a commoner or rook
+    against a royal knight in a corner): the search finds it if it is there."""
+    others = occupied & ~royals
+    return popcount(royals) == 2 and popcount(others) == 1 and not others & (pawns | queens)
 
 
 def _blend(mg: int, eg: int, phase: int, turn: chess.Color) -> int:
@@ -342,7 +276,7 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
         eg += QUEEN_MOBILITY[1] * (count - QUEEN_MOBILITY[2])
         if threatened:
             mg += QUEEN_CHECK_PENALTY * popcount(reach & (files_and_ranks | diagonals))
-            mg += QUEEN_NEAR_PENALTY[_DISTANCE[square][target]]
+            mg += QUEEN_NEAR_PENALTY[_DISTANCE[square << 6 | target]]
             checks |= reach & (files_and_ranks | diagonals)
     commoners = all_commoners & own
     while commoners:
@@ -406,15 +340,15 @@ def _threat_terms(position: Position, own: Bitboard, enemy: Bitboard, pawn_attac
             square = top_square(passed)
             passed ^= BB_SQUARES[square]
             rank = (square >> 3) if white else 7 - (square >> 3)
-            path = _FRONT_SPAN[white][square]
+            path = _FRONT_SPAN[white << 6 | square]
             if not path & (occupied | enemy_attacks):
                 eg += PASSED_FREE_PATH[rank]
             if rank > 2:
                 block = square + 8 if white else square - 8
                 if enemy_royal:
-                    eg += PASSED_ROYAL_DISTANCE[0] * (rank - 2) * _KNIGHT_DISTANCE[top_square(enemy_royal)][block]
+                    eg += PASSED_ROYAL_DISTANCE[0] * (rank - 2) * _KNIGHT_DISTANCE[top_square(enemy_royal) << 6 | block]
                 if royal:
-                    eg += PASSED_ROYAL_DISTANCE[1] * (rank - 2) * _KNIGHT_DISTANCE[top_square(royal)][block]
+                    eg += PASSED_ROYAL_DISTANCE[1] * (rank - 2) * _KNIGHT_DISTANCE[top_square(royal) << 6 | block]
     return mg, eg
 
 
@@ -431,12 +365,12 @@ def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> PawnTerms:
             square = top_square(pawns)
             pawns ^= BB_SQUARES[square]
             if color == chess.WHITE:
-                white_attacks |= BB_PAWN_ATTACKS[chess.WHITE][square]
+                white_attacks |= BB_PAWN_ATTACKS[64 | square]
             else:
-                black_attacks |= BB_PAWN_ATTACKS[chess.BLACK][square]
+                black_attacks |= BB_PAWN_ATTACKS[square]
             file = square & 7
             relative_rank = (square >> 3) if color == chess.WHITE else 7 - (square >> 3)
-            if not enemy & _PASSED_SPAN[color][square]:
+            if not enemy & _PASSED_SPAN[color << 6 | square]:
                 passed |= BB_SQUARES[square]
                 mg += sign * PASSED_PAWN_MG[relative_rank]
                 eg += sign * PASSED_PAWN_EG[relative_rank]
@@ -451,11 +385,13 @@ def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> PawnTerms:
     return mg, eg, passed, white_attacks, black_attacks
 
 
-_DISTANCE: Final = [[chess.square_distance(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
+# Geometry tables in native vectors; two-square tables are indexed ``a << 6 | b``, per-colour ones
+# ``colour << 6 | square``.
+_DISTANCE: Final = vec[i64]([chess.square_distance(a, b) for a in chess.SQUARES for b in chess.SQUARES])
 
-_ADJACENT_FILES: Final = [
+_ADJACENT_FILES: Final = vec[i64]([
     (BB_FILES[file - 1] if file > 0 else 0) | (BB_FILES[file + 1] if file < 7 else 0) for file in range(8)
-]
+])
 
 
 def _passed_span(color: chess.Color, square: chess.Square) -> Bitboard:
@@ -470,8 +406,8 @@ def _passed_span(color: chess.Color, square: chess.Square) -> Bitboard:
     return span
 
 
-_PASSED_SPAN: Final = [[_passed_span(color, square) for square in chess.SQUARES]
-                       for color in (chess.BLACK, chess.WHITE)]
+_PASSED_SPAN: Final = vec[i64]([_passed_span(color, square) for color in (chess.BLACK, chess.WHITE)
+                                 for square in chess.SQUARES])
 
 def _front_span(color: chess.Color, square: chess.Square) -> Bitboard:
     """The squares in front of a pawn on its own file, up to its promotion square."""
@@ -483,8 +419,8 @@ def _front_span(color: chess.Color, square: chess.Square) -> Bitboard:
     return span
 
 
-_FRONT_SPAN: Final = [[_front_span(color, square) for square in chess.SQUARES]
-                      for color in (chess.BLACK, chess.WHITE)]
+_FRONT_SPAN: Final = vec[i64]([_front_span(color, square) for color in (chess.BLACK, chess.WHITE)
+                                for square in chess.SQUARES])
 
 
 def _knight_distances(start: chess.Square) -> list[int]:
@@ -503,6 +439,6 @@ def _knight_distances(start: chess.Square) -> list[int]:
     return distance
 
 
-_KNIGHT_DISTANCE: Final = [_knight_distances(square) for square in chess.SQUARES]
+_KNIGHT_DISTANCE: Final = vec[i64]([distance for square in chess.SQUARES for distance in _knight_distances(square)])
 
 assert COMMONER == chess.KNIGHT and ROYAL_KNIGHT == chess.KING  # the tables are indexed this way

@@ -23,6 +23,8 @@ from bot.engine.constants import (
     BB_KING_ATTACKS,
     BB_PAWN_ATTACKS,
     BB_RANK_1,
+    BB_RANK_2,
+    BB_RANK_7,
     BB_RANK_8,
     BB_SQUARES,
     WHITE,
@@ -31,8 +33,8 @@ from bot.engine.constants import (
     straight_attacks,
     top_square,
 )
-from bot.engine.evaluation import PIECE_VALUES
 from bot.engine.position import BISHOP, COMMONER, PAWN, QUEEN, ROOK, ROYAL, Move, Position
+from bot.engine.weights import PIECE_VALUES
 
 _VICTIMS: Final[tuple[int, ...]] = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
 _PROMOTION_GAIN: Final = PIECE_VALUES[QUEEN] - PIECE_VALUES[PAWN]
@@ -101,8 +103,9 @@ def captures(position: Position, min_gain: int, skip_losing: bool = False) -> li
     most valuable victim first, cheapest attacker first among equal victims.
 
     Victims too cheap for *min_gain* are masked out before generation, so a delta-pruned node
-    generates little or nothing. Of the capture-promotions only the queen is kept (the only one
-    worth trying where only captures are searched). With *skip_losing*, a capture by a piece
+    generates little or nothing. Promotions to a queen come too, by capture or onto an empty
+    square (a pawn about to queen changes the score as much as a capture); underpromotions are
+    left out (never worth trying where only captures are searched). With *skip_losing*, a capture by a piece
     worth more than its victim is left out when the victim is defended: at best an exchange
     that loses material, which quiescence need not look at. (This is coarser than
     :func:`static_exchange`, on purpose: with the exact exchange instead, quiescence kept
@@ -134,8 +137,48 @@ def captures(position: Position, min_gain: int, skip_losing: bool = False) -> li
             if skip_losing and PIECE_VALUES[attacker] > gain and position.is_attacked(not turn, move >> 6 & 63):
                 continue
             scored.append((gain * 8 - attacker, gain, move))
+    if _PROMOTION_GAIN >= min_gain:
+        for move in _quiet_queen_promotions(position):
+            scored.append((_PROMOTION_GAIN * 8 - PAWN, _PROMOTION_GAIN, move))
     scored.sort(reverse=True)
     return [(gain, move) for _, gain, move in scored]
+
+
+def _quiet_queen_promotions(position: Position) -> list[Move]:
+    """Pawn steps to an empty last-rank square, promoting to a queen. The empty squares are shifted
+    towards the pawns (an arithmetic shift: the bits it brings in fall outside the pawns' rank)."""
+    pawns = position.pawns & position.side(position.turn)
+    empty = ~position.occupied
+    if position.turn == WHITE:
+        origins = pawns & BB_RANK_7 & (empty & BB_RANK_8) >> 8
+        step = 8
+    else:
+        origins = pawns & BB_RANK_2 & (empty & BB_RANK_1) << 8
+        step = -8
+    moves = []
+    while origins:
+        square = top_square(origins)
+        origins ^= BB_SQUARES[square]
+        moves.append(square | (square + step) << 6 | QUEEN << 12)
+    return moves
+
+
+def check_squares(position: Position) -> tuple[Bitboard, ...]:
+    """Where a piece of the side to move gives check from, by its piece type (indexed as
+    python-chess's): a pawn of ours on such a square attacks the enemy royal knight as an enemy
+    pawn on the royal knight's square attacks that square, and so on. All empty when the enemy
+    has no royal knight; never a square for the royal knight, which cannot give check.
+    Discovered checks are not looked for."""
+    them = not position.turn
+    royal = position.kings & position.side(them)
+    if not royal:
+        return (0, 0, 0, 0, 0, 0, 0)
+    target = top_square(royal)
+    occupied = position.occupied
+    diagonal = diagonal_attacks(target, occupied)
+    straight = straight_attacks(target, occupied)
+    return (0, BB_PAWN_ATTACKS[them << 6 | target], BB_KING_ATTACKS[target], diagonal, straight,
+            diagonal | straight, 0)
 
 
 def quiet_checks(position: Position) -> list[Move]:
@@ -146,19 +189,8 @@ def quiet_checks(position: Position) -> list[Move]:
     The targets are found from the royal knight outwards, so only moves to those few squares are
     generated, and then each is kept if its own piece gives check from there.
     """
-    them = not position.turn
-    royal = position.kings & position.side(them)
-    if not royal:
-        return []
-    target = top_square(royal)
-    occupied = position.occupied
-    diagonal = diagonal_attacks(target, occupied)
-    straight = straight_attacks(target, occupied)
-    # Where each piece type (indexed as python-chess's) gives check from: a pawn of ours there
-    # attacks the target as an enemy pawn on the target attacks that square.
-    checking: tuple[Bitboard, ...] = (0, BB_PAWN_ATTACKS[them][target], BB_KING_ATTACKS[target], diagonal,
-                                      straight, diagonal | straight, 0)
-    squares = (checking[1] | checking[2] | diagonal | straight) & ~occupied
+    checking = check_squares(position)
+    squares = (checking[PAWN] | checking[COMMONER] | checking[QUEEN]) & ~position.occupied
     if not squares:
         return []
     types = position.types

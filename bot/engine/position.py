@@ -12,7 +12,9 @@ search needs less and needs it fast, so it works on a :class:`Position` made fro
   :meth:`Position.mover_in_check`, pop it if so;
 * bitboards and keys are native 64-bit integers in the compiled build (see
   :mod:`bot.engine.constants` for their signed form), held in fields rather than lists, so that
-  neither reading nor changing one allocates.
+  neither reading nor changing one allocates; the board's piece types and the undo records (one
+  fixed-size record a ply, in one vector) are mypyc's native ``vec[i64]``, so a push or pop
+  allocates nothing either (it once stored a tuple a ply).
 
 It knows only standard castling (the royal knight on the e-file, rooks in the corners), which
 is all Knightmate has. ``tests/test_engine_position.py`` proves it equal to KnightmateBoard:
@@ -29,6 +31,7 @@ import random
 from typing import Final
 
 import chess
+from librt.vecs import extend, vec
 from mypy_extensions import i64
 
 from bot.engine.constants import (
@@ -39,20 +42,19 @@ from bot.engine.constants import (
     BB_C8,
     BB_D1,
     BB_D8,
-    BB_DIAG_ATTACKS,
+    BB_DIAGONAL_RAYS,
     BB_F1,
     BB_F8,
     BB_FILE_A,
-    BB_FILE_ATTACKS,
     BB_FILE_H,
     BB_G1,
     BB_G8,
     BB_KING_ATTACKS,
     BB_KNIGHT_ATTACKS,
+    BB_ORTHOGONAL_RAYS,
     BB_PAWN_ATTACKS,
     BB_RANK_2,
     BB_RANK_7,
-    BB_RANK_ATTACKS,
     BB_SQUARES,
     WHITE,
     Bitboard,
@@ -61,7 +63,7 @@ from bot.engine.constants import (
     straight_attacks,
     top_square,
 )
-from bot.engine.evaluation import EG, MG, PHASE_WEIGHTS
+from bot.engine.weights import EG, MG, PHASE_WEIGHTS
 from variant import KnightmateBoard
 
 PAWN: Final = chess.PAWN
@@ -95,20 +97,35 @@ del _square, _right
 _CASTLING_ROOK: Final = {chess.G1: (chess.H1, chess.F1), chess.C1: (chess.A1, chess.D1),
                   chess.G8: (chess.H8, chess.F8), chess.C8: (chess.A8, chess.D8)}
 
-# Lines through each square on an empty board, and the squares strictly between two squares.
-_DIAGONALS: Final[list[Bitboard]] = [BB_DIAG_ATTACKS[square][0] for square in chess.SQUARES]
-_ORTHOGONALS: Final[list[Bitboard]] = [BB_RANK_ATTACKS[square][0] | BB_FILE_ATTACKS[square][0]
-                                       for square in chess.SQUARES]
-_BETWEEN: Final[list[list[Bitboard]]] = [[signed(chess.between(a, b)) for b in chess.SQUARES] for a in chess.SQUARES]
+#: The squares strictly between two squares, by ``a << 6 | b``.
+_BETWEEN: Final = vec[i64]([signed(chess.between(a, b)) for a in chess.SQUARES for b in chess.SQUARES])
 
-# Zobrist keys from a fixed seed: the same position has the same key in every process.
+# Zobrist keys from a fixed seed: the same position has the same key in every process. The
+# piece keys are indexed like the piece-square tables, ``colour << 9 | piece type << 6 | square``
+# (drawn in the order [colour][piece type][square] of the nested lists they once were).
 _random = random.Random(0x4B4D)
-_PIECE_KEYS: Final[list[list[list[i64]]]] = [[[signed(_random.getrandbits(64)) for _ in range(64)] for _ in range(7)]
-                                             for _ in chess.COLORS]
+_PIECE_KEYS: Final = vec[i64]([signed(_random.getrandbits(64)) if piece < 7 else 0
+                               for _ in chess.COLORS for piece in range(8) for _ in range(64)])
 _SIDE_KEY: Final[i64] = signed(_random.getrandbits(64))
-_CASTLING_KEYS: Final[list[i64]] = [signed(_random.getrandbits(64)) for _ in range(16)]
-_EP_KEYS: Final[list[i64]] = [signed(_random.getrandbits(64)) for _ in range(8)]
+_CASTLING_KEYS: Final = vec[i64]([signed(_random.getrandbits(64)) for _ in range(16)])
+_EP_KEYS: Final = vec[i64]([signed(_random.getrandbits(64)) for _ in range(8)])
 del _random
+
+# The undo record of one ply, stored at ``ply * _UNDO_SIZE`` in the position's undo vector.
+_UNDO_MOVE: Final = 0
+_UNDO_PIECE: Final = 1
+_UNDO_CAPTURED: Final = 2
+_UNDO_CASTLING: Final = 3
+_UNDO_EP_SQUARE: Final = 4
+_UNDO_EP_KEY: Final = 5
+_UNDO_HALFMOVE_CLOCK: Final = 6
+_UNDO_KEY: Final = 7
+_UNDO_MG: Final = 8
+_UNDO_EG: Final = 9
+_UNDO_PHASE: Final = 10
+_UNDO_SIZE: Final = 11
+#: Plies the undo vector holds at first; it grows when a line goes deeper.
+_UNDO_PLIES: Final = 256
 
 
 def encode(move: chess.Move) -> Move:
@@ -129,11 +146,12 @@ class Position:
     """
 
     __slots__ = ("types", "pawns", "knights", "bishops", "rooks", "queens", "kings", "white", "black", "occupied",
-                 "turn", "castling", "ep_square", "ep_key", "halfmove_clock", "key", "mg", "eg", "phase", "_stack")
+                 "turn", "castling", "ep_square", "ep_key", "halfmove_clock", "key", "mg", "eg", "phase",
+                 "_undo", "_ply")
 
     def __init__(self) -> None:
         #: Piece type on each square, 0 when empty.
-        self.types: list[int] = [0] * 64
+        self.types: vec[i64] = vec[i64]([0] * 64)
         #: Each piece type's squares, both colours (python-chess's names: ``knights`` are the
         #: commoners, ``kings`` the royal knights); :meth:`pieces_of` reads them by type.
         self.pawns: Bitboard = 0
@@ -158,7 +176,9 @@ class Position:
         #: Material plus piece-square sums (White positive) and the game phase, as
         #: :func:`bot.engine.evaluation.base_terms` computes them for a board.
         self.mg = self.eg = self.phase = 0
-        self._stack: list[tuple[int, int, int, int, int, i64, int, i64, int, int, int]] = []
+        #: What :meth:`pop` restores, :data:`_UNDO_SIZE` entries a ply, and how many plies it holds.
+        self._undo: vec[i64] = vec[i64]([0] * (_UNDO_SIZE * _UNDO_PLIES))
+        self._ply = 0
 
     @classmethod
     def from_board(cls, board: KnightmateBoard) -> Position:
@@ -186,8 +206,9 @@ class Position:
         self._toggle(piece_type, mask)
         self._toggle_side(color, mask)
         self.occupied |= mask
-        self.mg += MG[color][piece_type][square]
-        self.eg += EG[color][piece_type][square]
+        index = color << 9 | piece_type << 6 | square
+        self.mg += MG[index]
+        self.eg += EG[index]
         self.phase += PHASE_WEIGHTS[piece_type]
 
     def pieces_of(self, piece_type: int) -> Bitboard:
@@ -233,7 +254,7 @@ class Position:
         that attacks it, so positions that differ only by a useless square share a key."""
         if ep_square < 0:
             return 0
-        if BB_PAWN_ATTACKS[not self.turn][ep_square] & self.pawns & self.side(self.turn):
+        if BB_PAWN_ATTACKS[(not self.turn) << 6 | ep_square] & self.pawns & self.side(self.turn):
             return _EP_KEYS[ep_square & 7]
         return 0
 
@@ -247,7 +268,7 @@ class Position:
             while pieces:
                 square = top_square(pieces)
                 pieces ^= BB_SQUARES[square]
-                key ^= _PIECE_KEYS[color][self.types[square]][square]
+                key ^= _PIECE_KEYS[color << 9 | self.types[square] << 6 | square]
         return key
 
     # Attacks.
@@ -257,7 +278,7 @@ class Position:
         :meth:`KnightmateBoard.attackers_mask`)."""
         attackers = self.side(color)
         if (BB_KNIGHT_ATTACKS[square] & self.kings | BB_KING_ATTACKS[square] & self.knights
-                | BB_PAWN_ATTACKS[not color][square] & self.pawns) & attackers:
+                | BB_PAWN_ATTACKS[(not color) << 6 | square] & self.pawns) & attackers:
             return True
         occupied = self.occupied
         queens = self.queens
@@ -273,8 +294,8 @@ class Position:
         a slider behind a piece that has captured joins in."""
         queens = self.queens
         attackers = (BB_KNIGHT_ATTACKS[square] & self.kings | BB_KING_ATTACKS[square] & self.knights
-                     | BB_PAWN_ATTACKS[chess.BLACK][square] & self.pawns & self.white
-                     | BB_PAWN_ATTACKS[chess.WHITE][square] & self.pawns & self.black)
+                     | BB_PAWN_ATTACKS[square] & self.pawns & self.white
+                     | BB_PAWN_ATTACKS[64 | square] & self.pawns & self.black)
         lines = self.rooks | queens
         if lines:
             attackers |= straight_attacks(square, occupied) & lines
@@ -303,14 +324,15 @@ class Position:
         square = top_square(royal)
         enemy = self.side(not us)
         queens = self.queens
-        sliders = ((self.bishops | queens) & _DIAGONALS[square] | (self.rooks | queens) & _ORTHOGONALS[square]) & enemy
+        sliders = ((self.bishops | queens) & BB_DIAGONAL_RAYS[square]
+                   | (self.rooks | queens) & BB_ORTHOGONAL_RAYS[square]) & enemy
         squares = royal
         while sliders:
             slider = top_square(sliders)
             sliders ^= BB_SQUARES[slider]
-            squares |= _BETWEEN[square][slider]
+            squares |= _BETWEEN[square << 6 | slider]
         if self.ep_square >= 0:
-            squares |= BB_PAWN_ATTACKS[not us][self.ep_square] & self.pawns
+            squares |= BB_PAWN_ATTACKS[(not us) << 6 | self.ep_square] & self.pawns
         return squares
 
     def mover_in_check(self) -> bool:
@@ -329,7 +351,7 @@ class Position:
         moves = self.moves_to(targets & self.side(them) & ~self.kings)
         ep_square = self.ep_square
         if ep_square >= 0 and targets & BB_SQUARES[ep_square ^ 8]:
-            pawns = BB_PAWN_ATTACKS[them][ep_square] & self.pawns & self.side(self.turn)
+            pawns = BB_PAWN_ATTACKS[them << 6 | ep_square] & self.pawns & self.side(self.turn)
             while pawns:
                 square = top_square(pawns)
                 pawns ^= BB_SQUARES[square]
@@ -474,25 +496,26 @@ class Position:
         them = not us
         piece = types[from_square]
         captured = types[to_square]
-        self._stack.append((move, piece, captured, self.castling, self.ep_square, self.ep_key, self.halfmove_clock,
-                            self.key, self.mg, self.eg, self.phase))
+        self._save(move, piece, captured)
         from_mask = BB_SQUARES[from_square]
         to_mask = BB_SQUARES[to_square]
-        own_keys = _PIECE_KEYS[us]
-        own_mg = MG[us]
-        own_eg = EG[us]
         landing = promotion or piece
-        key = self.key ^ _SIDE_KEY ^ self.ep_key ^ own_keys[piece][from_square] ^ own_keys[landing][to_square]
-        mg = self.mg - own_mg[piece][from_square] + own_mg[landing][to_square]
-        eg = self.eg - own_eg[piece][from_square] + own_eg[landing][to_square]
+        # Indices into the piece keys and piece-square tables: colour << 9 | piece type << 6 | square.
+        own: i64 = us << 9
+        leaving = own | piece << 6 | from_square
+        arriving = own | landing << 6 | to_square
+        key = self.key ^ _SIDE_KEY ^ self.ep_key ^ _PIECE_KEYS[leaving] ^ _PIECE_KEYS[arriving]
+        mg = self.mg - MG[leaving] + MG[arriving]
+        eg = self.eg - EG[leaving] + EG[arriving]
         self.halfmove_clock += 1
 
         if captured:
             self._toggle(captured, to_mask)
             self._toggle_side(them, to_mask)
-            key ^= _PIECE_KEYS[them][captured][to_square]
-            mg -= MG[them][captured][to_square]
-            eg -= EG[them][captured][to_square]
+            taken = them << 9 | captured << 6 | to_square
+            key ^= _PIECE_KEYS[taken]
+            mg -= MG[taken]
+            eg -= EG[taken]
             self.phase -= PHASE_WEIGHTS[captured]
             self.halfmove_clock = 0
         if landing == piece:
@@ -515,9 +538,10 @@ class Position:
                 self.pawns ^= victim_mask
                 self._toggle_side(them, victim_mask)
                 types[victim] = 0
-                key ^= _PIECE_KEYS[them][PAWN][victim]
-                mg -= MG[them][PAWN][victim]
-                eg -= EG[them][PAWN][victim]
+                taken = them << 9 | PAWN << 6 | victim
+                key ^= _PIECE_KEYS[taken]
+                mg -= MG[taken]
+                eg -= EG[taken]
             elif to_square - from_square in (16, -16):
                 ep_square = (from_square + to_square) >> 1
         elif piece == ROYAL and to_square - from_square in (2, -2):
@@ -527,9 +551,11 @@ class Position:
             self._toggle_side(us, rook_mask)
             types[rook_from] = 0
             types[rook_to] = ROOK
-            key ^= own_keys[ROOK][rook_from] ^ own_keys[ROOK][rook_to]
-            mg += own_mg[ROOK][rook_to] - own_mg[ROOK][rook_from]
-            eg += own_eg[ROOK][rook_to] - own_eg[ROOK][rook_from]
+            rook_leaving = own | ROOK << 6 | rook_from
+            rook_arriving = own | ROOK << 6 | rook_to
+            key ^= _PIECE_KEYS[rook_leaving] ^ _PIECE_KEYS[rook_arriving]
+            mg += MG[rook_arriving] - MG[rook_leaving]
+            eg += EG[rook_arriving] - EG[rook_leaving]
 
         castling = self.castling
         if castling:
@@ -546,10 +572,28 @@ class Position:
         self.mg = mg
         self.eg = eg
 
+    def _save(self, move: Move, piece: i64, captured: i64) -> None:
+        """Records what :meth:`pop` needs to take back the move about to be made."""
+        base = self._ply * _UNDO_SIZE
+        if base + _UNDO_SIZE > len(self._undo):
+            self._undo = extend(self._undo, [0] * (_UNDO_SIZE * _UNDO_PLIES))
+        undo = self._undo
+        undo[base + _UNDO_MOVE] = move
+        undo[base + _UNDO_PIECE] = piece
+        undo[base + _UNDO_CAPTURED] = captured
+        undo[base + _UNDO_CASTLING] = self.castling
+        undo[base + _UNDO_EP_SQUARE] = self.ep_square
+        undo[base + _UNDO_EP_KEY] = self.ep_key
+        undo[base + _UNDO_HALFMOVE_CLOCK] = self.halfmove_clock
+        undo[base + _UNDO_KEY] = self.key
+        undo[base + _UNDO_MG] = self.mg
+        undo[base + _UNDO_EG] = self.eg
+        undo[base + _UNDO_PHASE] = self.phase
+        self._ply += 1
+
     def push_null(self) -> None:
         """Passes the move (for null-move pruning): only the turn and the en-passant square change."""
-        self._stack.append((NO_MOVE, 0, 0, self.castling, self.ep_square, self.ep_key, self.halfmove_clock,
-                            self.key, self.mg, self.eg, self.phase))
+        self._save(NO_MOVE, 0, 0)
         self.key ^= _SIDE_KEY ^ self.ep_key
         self.ep_square = NO_SQUARE
         self.ep_key = 0
@@ -558,8 +602,20 @@ class Position:
 
     def pop(self) -> None:
         """Takes back the last :meth:`push` or :meth:`push_null`."""
-        (move, piece, captured, self.castling, ep_square, self.ep_key, self.halfmove_clock,
-         self.key, self.mg, self.eg, self.phase) = self._stack.pop()
+        self._ply -= 1
+        undo = self._undo
+        base = self._ply * _UNDO_SIZE
+        move = undo[base + _UNDO_MOVE]
+        piece = undo[base + _UNDO_PIECE]
+        captured = undo[base + _UNDO_CAPTURED]
+        self.castling = undo[base + _UNDO_CASTLING]
+        ep_square = undo[base + _UNDO_EP_SQUARE]
+        self.ep_key = undo[base + _UNDO_EP_KEY]
+        self.halfmove_clock = undo[base + _UNDO_HALFMOVE_CLOCK]
+        self.key = undo[base + _UNDO_KEY]
+        self.mg = undo[base + _UNDO_MG]
+        self.eg = undo[base + _UNDO_EG]
+        self.phase = undo[base + _UNDO_PHASE]
         self.ep_square = ep_square
         them = self.turn
         us = not them

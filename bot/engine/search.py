@@ -6,15 +6,16 @@ int moves, make and unmake, proved equal to the board by tests. Moves are genera
 pseudo-legally and checked for legality only when they are searched (a pushed move that leaves
 the own royal knight attacked is taken back).
 
-Search features: transposition table, quiescence search on captures (all evasions when in check;
-captures of defended victims by bigger pieces left out; at its first ply also the quiet moves
-that give check, since mates come early in Knightmate), move ordering in stages (hash move tried
-before any generation, captures by victim then attacker, two killers per ply and a countermove,
-quiet moves by history, captures that lose their exchange last), check extension, null-move
-pruning (only with pieces besides pawns, against zugzwang), late-move reductions, reverse
-futility, futility, late-move and static-exchange pruning near the leaves, aspiration windows,
-mate-distance scores, and draws by
-repetition, the fifty-move rule, stalemate and insufficient material. More time goes to a move
+Search features: transposition table, quiescence search on captures and queen promotions (all
+evasions when in check; captures of defended victims by bigger pieces left out; at its first ply
+also the quiet moves that give check, since mates come early in Knightmate), move ordering in
+stages (hash move tried before any generation, captures by victim then attacker, two killers per
+ply and a countermove, quiet moves by history, captures that lose their exchange last), check
+extension, null-move pruning (only with pieces besides pawns, against zugzwang), late-move
+reductions, reverse futility, futility and late-move pruning near the leaves (never of a quiet
+check), static-exchange pruning, aspiration windows, mate-distance scores, and draws by
+repetition, the fifty-move rule (unless the side to move is mated), stalemate and insufficient
+material. More time goes to a move
 whose best move or score has just changed.
 
 A search can ponder (think on the opponent's time, with a :class:`~bot.engine.clock.Ponder`): it
@@ -39,10 +40,11 @@ import chess
 from bot.engine import evaluation
 from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, Ponder, budget
-from bot.engine.constants import BB_SQUARES, popcount
-from bot.engine.moves import captures, quiet_checks, static_exchange
+from bot.engine.constants import BB_SQUARES, Bitboard, popcount
+from bot.engine.moves import captures, check_squares, quiet_checks, static_exchange
 from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
 from bot.engine.result import SearchResult as SearchResult  # re-exported: callers import it from here
+from bot.engine.weights import PIECE_VALUES
 from variant import KnightmateBoard, insufficient_material
 
 logger = logging.getLogger(__name__)
@@ -66,6 +68,8 @@ PONDER_HIT_HARD_FACTOR: Final = 2.0
 #: ints (72, plus 28 for each int too big to be shared) and the dict slot (about 40). tracemalloc
 #: after a depth-7 search measured 268 per entry with the pawn cache's share included.
 TT_ENTRY_BYTES: Final = 200
+#: When the table is full, bound entries shallower than this make room first (see _make_room).
+TT_KEEP_DEPTH: Final = 3
 #: Below this depth remaining, positions whose static eval beats beta by a margin are cut.
 REVERSE_FUTILITY_DEPTH: Final = 3
 REVERSE_FUTILITY_MARGIN: Final = 120  # centipawns per ply of depth
@@ -326,8 +330,13 @@ class _Search:
                 alpha = score
                 if score >= beta:
                     break
-        moves.remove(best_move)
-        moves.insert(0, best_move)
+        if best_score > original_alpha:
+            moves.remove(best_move)
+            moves.insert(0, best_move)
+        else:
+            # Failed low: every score is an upper bound, none says which move is best, so the
+            # previous iteration's best stays in front for the re-search.
+            best_move = moves[0]
         self._store(depth, best_score, original_alpha, beta, best_move, 0)
         return best_score, best_move
 
@@ -382,7 +391,8 @@ class _Search:
 
         # Near the leaves of a non-PV node, quiet moves are skipped when the static evaluation is
         # too far below alpha for them to matter (futility), or once enough of them have been
-        # tried (late-move pruning): the ordering put the promising ones first.
+        # tried (late-move pruning): the ordering put the promising ones first. Not those that
+        # give check (found from the squares each piece type checks from, looked up once a node).
         prune = not pv_node and not in_check
         futile = prune and depth < len(FUTILITY_MARGINS) and abs(alpha) < MATE_BOUND \
             and static + FUTILITY_MARGINS[depth] <= alpha
@@ -398,10 +408,14 @@ class _Search:
         countermove = self.countermoves[position.turn][previous & 4095] if previous else NO_MOVE
         failed_quiets: list[Move] = []
         pin_squares = position.pin_squares(in_check)
+        checking: tuple[Bitboard, ...] | None = None
         for move in _ordered_moves(position, hash_move, killers, countermove, history):
             quiet = not position.is_capture(move) and not move >> 12
             if quiet and searched and (futile or quiets >= quiet_limit):
-                continue
+                if checking is None:
+                    checking = check_squares(position)
+                if not BB_SQUARES[move >> 6 & 63] & checking[position.types[move & 63]]:
+                    continue
             if prune and searched and depth <= SEE_PRUNE_DEPTH and not move >> 12:
                 margin = SEE_QUIET_MARGIN * depth * depth if quiet else SEE_CAPTURE_MARGIN * depth
                 if static_exchange(position, move) < -margin:
@@ -442,7 +456,10 @@ class _Search:
 
         if searched == 0:
             return -MATE + ply if in_check else 0
-        self._store(depth, best_score, original_alpha, beta, best_move, ply)
+        # A node that failed low knows no best move (every score is an upper bound): it keeps
+        # the hash move it had rather than store the highest bound's move over it.
+        self._store(depth, best_score, original_alpha, beta, best_move if best_score > original_alpha else hash_move,
+                    ply)
         return best_score
 
     def _quiescence(self, alpha: int, beta: int, ply: int) -> int:
@@ -528,7 +545,8 @@ class _Search:
         position = self.position
         clock = position.halfmove_clock
         if clock >= 100:
-            return True
+            # The fifty-move rule yields to mate, as in chess and in Fairy-Stockfish.
+            return not (position.in_check() and not position.legal_moves())
         if clock >= 4:
             keys = self.keys
             key = keys[-1]
@@ -558,9 +576,24 @@ class _Search:
 
     def _store(self, depth: int, score: int, alpha: int, beta: int, move: Move, ply: int) -> None:
         flag = UPPER if score <= alpha else LOWER if score >= beta else EXACT
-        if len(self.tt) >= self.tt_capacity:
-            self.tt.clear()
-        self.tt[self.keys[-1]] = (depth, flag, _score_to_tt(score, ply), move)
+        key = self.keys[-1]
+        if len(self.tt) >= self.tt_capacity and key not in self.tt:
+            self._make_room()
+        self.tt[key] = (depth, flag, _score_to_tt(score, ply), move)
+
+    def _make_room(self) -> None:
+        """Frees at least a quarter of a full table, keeping its exact entries (the principal
+        variations, this iteration's among them) and its deep bounds: the bounds shallower than
+        TT_KEEP_DEPTH go, or every bound when those are too few. (Clearing the whole table, as
+        was done, threw the current iteration's principal variation away mid-search.)"""
+        tt = self.tt
+        doomed = [key for key, entry in tt.items() if entry[1] != EXACT and entry[0] < TT_KEEP_DEPTH]
+        if len(doomed) < len(tt) // 4:
+            doomed = [key for key, entry in tt.items() if entry[1] != EXACT]
+        for key in doomed:
+            del tt[key]
+        if len(tt) >= self.tt_capacity:
+            tt.clear()  # only exact entries: a table too small to keep even those
 
     def _set_deadlines(self, time_budget: Budget, clock_started: float) -> None:
         self.clock_started = clock_started
@@ -648,7 +681,7 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], cou
     else:
         hash_move = NO_MOVE
     types = position.types
-    values = evaluation.PIECE_VALUES
+    values = PIECE_VALUES
     them = not position.turn
     good, bad = [], []
     for move in position.captures(position.side(them)):
@@ -697,7 +730,7 @@ def _is_playable_quiet(position: Position, move: Move, hash_move: Move) -> bool:
 def _by_capture_value(position: Position, moves: list[Move]) -> list[tuple[int, Move]]:
     """Moves with their captured value, most valuable victim first, then cheapest attacker."""
     types = position.types
-    values = evaluation.PIECE_VALUES
+    values = PIECE_VALUES
     scored = []
     for move in moves:
         value = values[types[move >> 6 & 63] or PAWN] if position.is_capture(move) else 0

@@ -1,0 +1,174 @@
+"""The evaluation's numbers: piece values, phase weights, and every number fitted to game results.
+
+Data only, kept apart from the algorithms that use them: the numbers live in
+``bot/engine/data/weights.json`` (package data), which ``bench/tune_evaluation.py --write``
+rewrites; no tool ever edits Python source to change a number. This module reads that file once,
+checks its shape, and offers the numbers as constants, together with the tables built from them
+(:data:`MG`, :data:`EG`). It imports nothing of the engine, so the position (which keeps the
+material and piece-square sums), the evaluation, move ordering and the search all import it and
+none of them imports another for its numbers.
+
+What each number means, and why the term exists, is said where the evaluation uses it
+(:mod:`bot.engine.evaluation`). In the file: scalars; tuples as lists (index by python-chess
+piece type for ``PIECE_VALUES`` and ``PHASE_WEIGHTS``, where COMMONER is chess.KNIGHT; by count,
+rank or distance elsewhere; (middlegame, endgame) pairs, and ``*_MOBILITY`` as (middlegame,
+endgame, typical squares)); the pawn tables as 8 rows of 8 entries, rank 1 first, from White's
+view; the other piece-square tables in the shape the evaluation has always given them: ``step``
+centipawns per step from the rim towards the centre plus a bonus per rank (``ranks``, rank 1
+first).
+
+In the compiled build the constants are mypyc ``Final`` module attributes: native statics that
+the other compiled modules read without a dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any, Final
+
+import chess
+from librt.vecs import vec
+from mypy_extensions import i64
+
+#: Where the numbers live, inside the package (``importlib.resources`` path parts).
+DATA_FILE: Final = ("data", "weights.json")
+
+
+def read_data(text: str | None = None) -> dict[str, Any]:
+    """The weights file's content (the shipped file unless *text* is given), as parsed JSON."""
+    if text is None:
+        text = resources.files("bot.engine").joinpath(*DATA_FILE).read_text()
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("weights.json: expected an object of named numbers")
+    return data
+
+
+_DATA: Final = read_data()
+
+
+def _ints(name: str, length: int) -> tuple[int, ...]:
+    value = _DATA.get(name)
+    if not isinstance(value, list) or len(value) != length or not all(isinstance(v, int) for v in value):
+        raise ValueError(f"weights.json: {name} must be a list of {length} integers")
+    return tuple(value)
+
+
+def _int(name: str) -> int:
+    value = _DATA.get(name)
+    if not isinstance(value, int):
+        raise ValueError(f"weights.json: {name} must be an integer")
+    return value
+
+
+def _pair(name: str) -> tuple[int, int]:
+    first, second = _ints(name, 2)
+    return first, second
+
+
+def _triple(name: str) -> tuple[int, int, int]:
+    first, second, third = _ints(name, 3)
+    return first, second, third
+
+
+def centrality(square: chess.Square) -> int:
+    """0 on the rim up to 3 in the four centre squares: the steps a shaped table counts."""
+    file, rank = chess.square_file(square), chess.square_rank(square)
+    return min(file, 7 - file, rank, 7 - rank)
+
+
+def shaped_table(step: int, ranks: tuple[int, ...]) -> tuple[int, ...]:
+    """A piece-square table (a1 first) of *step* per step towards the centre plus a bonus by rank."""
+    return tuple(step * centrality(square) + ranks[chess.square_rank(square)] for square in chess.SQUARES)
+
+
+def _shaped(name: str) -> tuple[int, ...]:
+    value = _DATA.get(name)
+    if not isinstance(value, dict) or set(value) != {"step", "ranks"}:
+        raise ValueError(f"weights.json: {name} must be an object with a step and 8 ranks")
+    step, ranks = value["step"], value["ranks"]
+    if not isinstance(step, int) or not isinstance(ranks, list) or len(ranks) != 8 \
+            or not all(isinstance(v, int) for v in ranks):
+        raise ValueError(f"weights.json: {name} must be an object with an integer step and 8 integer ranks")
+    return shaped_table(step, tuple(ranks))
+
+
+def _rows(name: str) -> tuple[int, ...]:
+    value = _DATA.get(name)
+    if not isinstance(value, list) or len(value) != 8 \
+            or not all(isinstance(row, list) and len(row) == 8 and all(isinstance(v, int) for v in row)
+                       for row in value):
+        raise ValueError(f"weights.json: {name} must be 8 rows of 8 integers")
+    return tuple(v for row in value for v in row)
+
+
+#: Material in centipawns, by python-chess piece type (the royal knight's is 0: it is never taken).
+PIECE_VALUES: Final = _ints("PIECE_VALUES", 7)
+#: Game phase weight of each piece type; the phase of the start position is :data:`PHASE_TOTAL`.
+PHASE_WEIGHTS: Final = _ints("PHASE_WEIGHTS", 7)
+PHASE_TOTAL: Final = 2 * sum(2 * PHASE_WEIGHTS[piece] for piece in (chess.KNIGHT, chess.BISHOP, chess.ROOK)) \
+    + 2 * PHASE_WEIGHTS[chess.QUEEN]
+BISHOP_PAIR: Final = _int("BISHOP_PAIR")
+
+ESCAPE_SQUARE_BONUS: Final = _ints("ESCAPE_SQUARE_BONUS", 8)
+QUEEN_CHECK_PENALTY: Final = _int("QUEEN_CHECK_PENALTY")
+ROOK_CHECK_PENALTY: Final = _int("ROOK_CHECK_PENALTY")
+BISHOP_CHECK_PENALTY: Final = _int("BISHOP_CHECK_PENALTY")
+COMMONER_CHECK_PENALTY: Final = _int("COMMONER_CHECK_PENALTY")
+QUEEN_NEAR_PENALTY: Final = _ints("QUEEN_NEAR_PENALTY", 8)
+SAFE_CHECK_BONUS: Final = _int("SAFE_CHECK_BONUS")
+
+COMMONER_MOBILITY: Final = _int("COMMONER_MOBILITY")
+BISHOP_MOBILITY: Final = _triple("BISHOP_MOBILITY")
+ROOK_MOBILITY: Final = _triple("ROOK_MOBILITY")
+QUEEN_MOBILITY: Final = _triple("QUEEN_MOBILITY")
+ROOK_OPEN_FILE: Final = _pair("ROOK_OPEN_FILE")
+ROOK_HALF_OPEN_FILE: Final = _pair("ROOK_HALF_OPEN_FILE")
+
+THREAT_BY_PAWN: Final = _pair("THREAT_BY_PAWN")
+THREAT_BY_MINOR: Final = _pair("THREAT_BY_MINOR")
+THREAT_BY_ROOK: Final = _pair("THREAT_BY_ROOK")
+HANGING: Final = _pair("HANGING")
+TEMPO: Final = _int("TEMPO")
+
+PASSED_PAWN_MG: Final = _ints("PASSED_PAWN_MG", 8)
+PASSED_PAWN_EG: Final = _ints("PASSED_PAWN_EG", 8)
+PASSED_FREE_PATH: Final = _ints("PASSED_FREE_PATH", 8)
+PASSED_ROYAL_DISTANCE: Final = _pair("PASSED_ROYAL_DISTANCE")
+DOUBLED_PAWN: Final = _int("DOUBLED_PAWN")
+ISOLATED_PAWN: Final = _int("ISOLATED_PAWN")
+
+def _piece_square_tables(half: str) -> tuple[tuple[int, ...], ...]:
+    """The middlegame (*half* ``"MG"``) or endgame (``"EG"``) piece-square tables from White's
+    view, a1 first, by python-chess piece type (index 0, no piece, empty)."""
+    shaped = tuple(_shaped(f"{name}_{half}") for name in ("COMMONER", "BISHOP", "ROOK", "QUEEN", "ROYAL"))
+    return ((), _rows(f"PAWN_{half}"), *shaped)
+
+
+MG_TABLES: Final = _piece_square_tables("MG")
+EG_TABLES: Final = _piece_square_tables("EG")
+
+
+def piece_square_index(color: chess.Color, piece_type: int, square: chess.Square) -> int:
+    """Where :data:`MG` and :data:`EG` (and the position's piece keys) keep a piece on a square."""
+    return color << 9 | piece_type << 6 | square
+
+
+def _signed_tables(tables: tuple[tuple[int, ...], ...]) -> vec[i64]:
+    """Material + table value, positive for White, by :func:`piece_square_index`."""
+    out = [0] * (2 << 9)
+    for piece_type in range(1, 7):
+        table = tables[piece_type]
+        for square in chess.SQUARES:
+            out[piece_square_index(chess.WHITE, piece_type, square)] = PIECE_VALUES[piece_type] + table[square]
+            out[piece_square_index(chess.BLACK, piece_type, square)] = \
+                -(PIECE_VALUES[piece_type] + table[chess.square_mirror(square)])
+    return vec[i64](out)
+
+
+#: Signed (White positive) material + piece-square value of each piece on each square, by
+#: :func:`piece_square_index` (``colour << 9 | piece type << 6 | square``), in a native vector: the
+#: position reads six of them a move.
+MG: Final = _signed_tables(MG_TABLES)
+EG: Final = _signed_tables(EG_TABLES)
