@@ -144,9 +144,10 @@ class Page:
     def fen(self) -> str:
         return str(self.find("#board").get_attribute("data-fen"))
 
-    def read(self, script: str) -> Any:
-        """What *script* returns, read in one go (the page cannot redraw halfway through)."""
-        return self.driver.execute_script(script)
+    def read(self, script: str, *args: Any) -> Any:
+        """What *script* returns (given *args* as ``arguments``), read in one go (the page cannot
+        redraw halfway through)."""
+        return self.driver.execute_script(script, *args)
 
     def sans(self) -> list[str]:
         return list(self.read('return [...document.querySelectorAll("#moves .ply[data-ply]")].map(c => c.textContent)'))
@@ -156,19 +157,49 @@ class Page:
         return {side: int(self.read(f'return document.querySelector("#{side}-player .clock").dataset.ms'))
                 for side in ("top", "bottom")}
 
-    def square(self, name: str) -> WebElement:
-        return self.find(f'#board rect.sq[data-square="{name}"]')
+    def board(self) -> WebElement:
+        """chessgroundx's board element, on which clicks and drags land, scrolled wholly into view
+        (Selenium's offsets count from the centre of an element's visible part)."""
+        board = self.find("#board cg-board")
+        self.driver.execute_script('arguments[0].scrollIntoView({block: "nearest"})', board)
+        return board
+
+    def offset(self, name: str) -> tuple[int, int]:
+        """Where square *name*'s centre is, from the board's centre, in CSS pixels as the board is turned."""
+        rect, black = self.read('const b = document.querySelector("#board cg-board").getBoundingClientRect();'
+                                ' return [[b.width, b.height],'
+                                ' document.querySelector("#board").classList.contains("orientation-black")]')
+        file, rank = "abcdefgh".index(name[0]), int(name[1]) - 1
+        column, row = (7 - file, rank) if black else (file, 7 - rank)
+        width, height = rect
+        return round((column + 0.5) * width / 8 - width / 2), round((row + 0.5) * height / 8 - height / 2)
 
     def piece_on(self, name: str) -> str | None:
-        piece = self.read(f'const p = document.querySelector(\'#pieces use[data-square="{name}"]\');'
-                          ' return p && p.dataset.piece')
+        """The piece shown on *name* (``wp``, ``bk``...), not counting one being dragged or fading out."""
+        piece = self.read(
+            'const p = [...document.querySelectorAll("#board cg-board piece")].find(p => p.cgKey === arguments[0]'
+            ' && !["ghost", "fading", "dragging"].some(c => p.classList.contains(c)));'
+            ' return p ? (p.classList.contains("white") ? "w" : "b") + p.className.match(/\\b(\\w)-piece/)[1] : null;',
+            name)
         return str(piece) if piece else None
 
+    def pieces_of(self, color: str) -> list[str]:
+        """The squares of *color*'s pieces as shown."""
+        return list(self.read('return [...document.querySelectorAll("#board cg-board piece." + arguments[0])]'
+                              '.filter(p => !p.classList.contains("ghost") && !p.classList.contains("fading"))'
+                              '.map(p => p.cgKey)', color))
+
+    def marked(self, kind: str) -> set[str]:
+        """The squares the board marks as *kind* (``move-dest``, ``check``, ``last-move``, ``current-premove``)."""
+        return set(self.read('return [...document.querySelectorAll("#board cg-board square." + arguments[0])]'
+                             '.map(s => s.cgKey)', kind))
+
     def targets(self) -> set[str]:
-        return set(self.read('return [...document.querySelectorAll("#targets .target")].map(t => t.dataset.square)'))
+        return self.marked("move-dest")
 
     def click(self, square: str) -> None:
-        self.square(square).click()
+        x, y = self.offset(square)
+        ActionChains(self.driver).move_to_element_with_offset(self.board(), x, y).click().perform()
 
     def move_by_clicks(self, origin: str, target: str) -> None:
         plies = len(self.sans())
@@ -178,8 +209,11 @@ class Page:
         self.wait_plies(plies + 1)
 
     def drag(self, origin: str, target: str) -> None:
-        ActionChains(self.driver).click_and_hold(self.square(origin)).move_to_element(self.square(target)) \
-            .release().perform()
+        board = self.board()
+        (x1, y1), (x2, y2) = self.offset(origin), self.offset(target)
+        ActionChains(self.driver).move_to_element_with_offset(board, x1, y1).click_and_hold() \
+            .move_to_element_with_offset(board, (x1 + x2) // 2, (y1 + y2) // 2) \
+            .move_to_element_with_offset(board, x2, y2).release().perform()
 
     def wait_plies(self, plies: int) -> None:
         """Until the move list has *plies* moves, confirmed by the server."""

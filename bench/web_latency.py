@@ -84,7 +84,7 @@ def play_one_game(page: Page, rng: random.Random, max_plies: int) -> str:
 
 def make_a_move(page: Page, rng: random.Random) -> None:
     plies = len(page.sans())
-    ours = page.read('return [...document.querySelectorAll("#pieces use[data-piece^=w]")].map(p => p.dataset.square)')
+    ours = page.pieces_of("white")
     for square in rng.sample(list(ours), len(ours)):
         page.click(square)
         targets = sorted(page.targets())

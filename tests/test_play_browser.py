@@ -107,7 +107,7 @@ def test_a_whole_game_played_by_clicks_ends_in_mate(page: Page, pgn_dir: Path) -
     result = page.wait_over()
     assert result.startswith("1-0") and "Checkmate" in result
     assert page.sans() == ["Qf8", "Kg4", "Qf4#"]
-    assert page.find('#board .mark.check[data-square="g4"]')
+    assert page.marked("check") == {"g4"}
     page.screenshot(SCREENSHOTS, "4-end")
     page.wait.until(lambda d: (pgn_dir / f"{game_id}.pgn").exists())
     assert "Qf4#" in (pgn_dir / f"{game_id}.pgn").read_text(encoding="utf-8")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import chess
+import chess.pgn
 import pytest
 import requests
 
@@ -267,6 +268,32 @@ def test_the_pgn_so_far_comes_from_the_sandbox_while_no_bot_file_exists(served: 
     response = served.get(f"/api/board/game/{game_id}/pgn")
     assert response.status_code == 200 and "attachment" in response.headers["Content-Disposition"]
     assert "1. e4 *" in response.text and '[Variant "Knightmate"]' in response.text
+    headers = chess.pgn.read_headers(io.StringIO(response.text))
+    assert headers is not None
+    assert headers["White"] == "you" and headers["Black"] == "statue" and headers["TimeControl"] == "180+2"
+    assert headers["Event"] == "knightmate-bot play" and "?" not in headers["Date"] and headers["Result"] == "*"
+
+
+def test_the_vendored_board_pieces_and_sounds_are_served_and_nothing_beside_them(served: Served) -> None:
+    board = served.get("/static/vendor/chessgroundx.js")
+    assert board.status_code == 200 and board.headers["Content-Type"].startswith("text/javascript")
+    assert "export{" in board.text and "Chessground" in board.text
+    assert "GNU GENERAL PUBLIC LICENSE" in served.get("/static/vendor/chessgroundx-license.txt").text
+    assert served.get("/static/pieces/wm.svg").headers["Content-Type"] == "image/svg+xml"
+    assert served.get("/static/sounds/move.wav").content[:4] == b"RIFF"
+    for path in ("/static/vendor/README.md", "/static/other/x.js", "/static/vendor/../../server.py",
+                 "/static/vendor/sub/x.js", "/static/%2e%2e/__init__.py"):
+        assert served.get(path).status_code == 404, path
+
+
+def test_the_shipped_pieces_and_sounds_are_what_their_scripts_make() -> None:
+    import make_pieces
+    import make_sounds
+
+    for name, text in make_pieces.pieces().items():
+        assert (make_pieces.OUT / name).read_text(encoding="utf-8") == text, name
+    for name in make_sounds.SOUNDS:
+        assert (make_sounds.OUT / f"{name}.wav").read_bytes() == make_sounds.wav_bytes(name), name
 
 
 def test_play_binds_ip_addresses_only() -> None:

@@ -190,14 +190,26 @@ class HumanSeat:
         self.world.chat(self.account, game_id, "player", text.strip()[:140], bot_only=False)
 
     def pgn(self, game_id: str) -> str:
-        """The game so far as PGN, from the sandbox's own record (the page prefers the bot's file);
-        written outside the world's lock (the SAN of 100 plies takes python-chess 3 ms)."""
+        """The game so far as PGN, from the sandbox's own record (the page prefers the bot's file
+        once the game is over), with the headers the bot's file has: event, site, date, players,
+        result, variant, time control. Written outside the world's lock (the SAN of 100 plies takes
+        python-chess 3 ms)."""
         with self.world.cond:
             game = self._game(game_id)
             board, white, black = game.board.copy(), game.white.username, game.black.username
+            status, winner = game.status, game.winner
+            clock = f"{game.initial_ms // 1000}+{game.increment_ms // 1000}" if game.has_clock else "-"
+            started_s = time.time() - (time.monotonic() - game.created_at)
         record = chess.pgn.Game.from_board(board)
-        record.headers["White"] = white
-        record.headers["Black"] = black
+        headers = record.headers
+        headers["Event"] = "knightmate-bot play"
+        headers["Site"] = f"knightmate-bot play sandbox, game {game_id}"
+        headers["Date"] = time.strftime("%Y.%m.%d", time.localtime(started_s))
+        headers["White"] = white
+        headers["Black"] = black
+        headers["Result"] = _pgn_result(status, winner)
+        headers["Variant"] = "Knightmate"
+        headers["TimeControl"] = clock
         return str(record) + "\n"
 
     # Internals.
@@ -269,6 +281,15 @@ def _answer(challenge: Challenge, answered: bool) -> JsonObject:
             "unanswered": f"The bot did not answer within {ANSWER_TIMEOUT_S:g} s; is it running?"}.get(status)
     return {"id": challenge.id, "status": status, "gameId": challenge.game_id, "declineReason": reason,
             "message": text}
+
+
+def _pgn_result(status: str, winner: chess.Color | None) -> str:
+    """PGN's result of a game in *status*: "*" while it goes on or when it never really started."""
+    if status in ("started", "created", "aborted", "noStart"):
+        return "*"
+    if winner is not None:
+        return "1-0" if winner == chess.WHITE else "0-1"
+    return "1/2-1/2"
 
 
 def _player(account: Account) -> JsonObject:

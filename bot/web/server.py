@@ -41,7 +41,11 @@ CSRF_HEADER = "X-Knightmate-Play"
 KEEPALIVE_S = 5.0
 
 STATIC_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
-                ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}
+                ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml", ".wav": "audio/wav",
+                ".txt": "text/plain; charset=utf-8"}
+#: A static file's name: in the folder itself or one of its subfolders (the vendored board, the
+#: pieces, the sounds); no other path reaches the disk.
+STATIC_NAME = re.compile(r"(?:(?:vendor|pieces|sounds)/)?[a-z0-9-]+\.[a-z]+")
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
@@ -163,10 +167,10 @@ class PageHandler(JsonHandler):
             return
         name = "index.html" if url.path == "/" else url.path.removeprefix("/static/")
         suffix = name[name.rfind("."):] if "." in name else ""
-        if not re.fullmatch(r"[a-z0-9-]+\.[a-z]+", name) or suffix not in STATIC_TYPES:
+        if not STATIC_NAME.fullmatch(name) or suffix not in STATIC_TYPES:
             self._send_json(404, {"error": "Not found"})
             return
-        resource = resources.files("bot.web").joinpath("static", name)
+        resource = resources.files("bot.web").joinpath("static", *name.split("/"))
         if not resource.is_file():
             self._send_json(404, {"error": "Not found"})
             return
