@@ -15,6 +15,7 @@ from pathlib import Path
 
 import browser_page
 import pytest
+import requests
 from browser_page import Page
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -337,6 +338,25 @@ def test_watching_the_bot_play_its_sparring_partner_live(page: Page) -> None:
     # It goes on move by move (or it ended meanwhile, and the page shows how).
     page.wait.until(lambda d: len(page.sans()) > seen or page.find("#status").get_attribute("data-result"))
     assert page.targets() == set() and "You" not in names
+    for button in ("#resign", "#abort", "#draw", "#rematch"):  # a spectator has no player's buttons
+        assert not page.find(button).is_displayed(), button
+
+
+def test_moves_sound_and_the_mute_switch_is_remembered(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    assert page.read("return document.body.dataset.lastSound") == "move"
+    page.find("#mute").click()
+    page.driver.refresh()
+    page.wait.until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+    page.wait_your_move()
+    assert page.text("#mute") == "Sound off" and page.find("#mute").get_attribute("aria-pressed") == "true"
+    page.move_by_clicks("d2", "d4")
+    page.wait_plies(4)
+    assert page.read("return document.body.dataset.lastSound") is None  # neither ours nor the bot's
+    page.find("#mute").click()  # the next test's page has sound again
+    assert page.text("#mute") == "Sound on"
 
 
 def test_a_game_that_does_not_exist_is_said_so(page: Page) -> None:
@@ -385,3 +405,117 @@ def test_abort_while_allowed_then_a_rematch_with_the_colours_swapped(page: Page)
     page.wait.until(lambda d: "You" in page.text("#bottom-player .name") and
                     page.read('return document.querySelector("#bottom-player").dataset.color') == "black")
     page.wait_plies(1)  # the bot, White now, moved first
+
+
+class Puppet:
+    """A page served by a bare sandbox whose opponent, ``puppet``, is a Bot API account this test
+    moves itself: every move of the opponent comes when the test says."""
+
+    TOKEN = "puppet-token"
+
+    def __init__(self, driver: WebDriver, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+        sandbox.add_account("puppet", token=self.TOKEN, bot=True)
+        self.seat = sandbox.add_person("you", bot="puppet")
+        self.server = self._serve(0)
+        self.page = Page(driver)
+        self.page.open(f"{self.server.url}/?key=key")
+
+    def _serve(self, port: int) -> PageServer:
+        server = PageServer(("127.0.0.1", port), self.seat, "key", lambda game_id: None)
+        self.thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+        self.thread.start()
+        return server
+
+    def stop_page_server(self) -> None:
+        self.server.shutdown()
+        self.server.close_connections()
+        self.server.server_close()
+        self.thread.join()
+
+    def start_page_server(self) -> None:
+        self.server = self._serve(self.server.port)
+
+    def start_game(self, **challenge: str) -> str:
+        """The page challenges the puppet, which accepts; the game's id once the page shows it."""
+        seen = set(self.sandbox.challenges_from("you"))
+        self.page.challenge(**challenge)
+        self.page.wait.until(lambda d: set(self.sandbox.challenges_from("you")) - seen)
+        (challenge_id,) = set(self.sandbox.challenges_from("you")) - seen
+        self._post(f"/api/challenge/{challenge_id}/accept")
+        self.page.wait.until(lambda d: self.page.game_id() is not None and self.page.ply() is not None)
+        game_id = self.page.game_id()
+        assert game_id is not None
+        return game_id
+
+    def move(self, game_id: str, uci: str) -> None:
+        self._post(f"/api/bot/game/{game_id}/move/{uci}")
+
+    def _post(self, path: str) -> None:
+        response = requests.post(self.sandbox.url + path, headers={"Authorization": f"Bearer {self.TOKEN}"}, timeout=10)
+        assert response.status_code == 200, response.text
+
+    def close(self) -> None:
+        self.sandbox.stop()
+        self.stop_page_server()
+
+
+@pytest.fixture
+def puppet(driver: WebDriver) -> Iterator[Puppet]:
+    driver.set_window_size(1200, 900)
+    with Sandbox("lichess") as sandbox:
+        puppet = Puppet(driver, sandbox)
+        try:
+            yield puppet
+        finally:
+            puppet.close()
+
+
+def test_a_premove_is_played_the_moment_the_turn_comes(puppet: Puppet) -> None:
+    page = puppet.page
+    game_id = puppet.start_game(color="white", preset="5+0")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    page.click("d2")  # the puppet's turn: a premove
+    page.click("d4")
+    page.wait.until(lambda d: page.marked("current-premove") == {"d2", "d4"})
+    puppet.move(game_id, "e7e5")
+    record = puppet.sandbox.wait_moves(game_id, 3, timeout=10)
+    assert record.moves == ["e2e4", "e7e5", "d2d4"]
+    white_used_ms = 300_000 - record.clocks_after_ms[2]
+    assert white_used_ms < 500, white_used_ms  # no click between the puppet's move and ours
+    page.wait_plies(3)
+    assert page.sans() == ["e4", "e5", "d4"] and page.marked("current-premove") == set()
+
+
+def test_a_premove_that_became_illegal_is_dropped(puppet: Puppet) -> None:
+    page = puppet.page
+    game_id = puppet.start_game(color="white")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    page.click("e4")
+    page.click("e5")  # blocked once the puppet plays e5
+    page.wait.until(lambda d: page.marked("current-premove") == {"e4", "e5"})
+    puppet.move(game_id, "e7e5")
+    page.wait_plies(2)
+    page.wait_your_move()
+    assert page.marked("current-premove") == set() and len(puppet.sandbox.game(game_id).moves) == 2
+
+
+def test_the_server_gone_shows_a_banner_and_the_game_resumes_when_it_is_back(puppet: Puppet) -> None:
+    page = puppet.page
+    game_id = puppet.start_game(color="white")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    assert not page.find("#offline").is_displayed()
+    puppet.stop_page_server()
+    page.wait.until(lambda d: page.find("#offline").is_displayed())
+    assert "does not answer" in page.text("#offline")
+    puppet.move(game_id, "e7e5")  # played while the page cannot see it
+    puppet.start_page_server()
+    page.wait.until(lambda d: not page.find("#offline").is_displayed())
+    page.wait_plies(2)
+    page.wait_your_move()
+    page.move_by_clicks("d2", "d4")
+    assert puppet.sandbox.wait_moves(game_id, 3, timeout=10).moves[2] == "d2d4"
+
