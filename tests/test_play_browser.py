@@ -271,6 +271,19 @@ def test_a_bad_fen_is_refused_with_a_clear_message(page: Page) -> None:
     assert page.game_id() is None
 
 
+def test_hostile_pastes_get_clear_messages_and_the_page_keeps_working(page: Page) -> None:
+    page.challenge(fen="rmbq1bmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQ - 0 1")
+    page.wait.until(lambda d: "black has no royal knight" in page.text("#challenge-message"))
+    page.challenge(fen="4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1")
+    page.wait.until(lambda d: "castling rights do not match" in page.text("#challenge-message"))
+    page.read('document.getElementById("fen").value = "1. e4 e5 ".repeat(104858)')  # a megabyte pasted
+    page.find("#challenge").click()
+    page.wait.until(lambda d: "a FEN is one line of at most 120 characters" in page.text("#challenge-message"))
+    assert page.find("#challenge-message").is_displayed() and page.game_id() is None
+    page.start_game(color="white")  # and the page plays on
+    page.wait_your_move()
+
+
 def test_a_second_tab_follows_the_game_live(page: Page) -> None:
     game_id = page.start_game(color="white")
     page.wait_your_move()

@@ -274,6 +274,15 @@ def test_the_pgn_so_far_comes_from_the_sandbox_while_no_bot_file_exists(served: 
     assert headers["Event"] == "knightmate-bot play" and "?" not in headers["Date"] and headers["Result"] == "*"
 
 
+def test_a_paste_too_long_for_a_fen_is_refused_without_being_echoed(served: Served) -> None:
+    paste = "1. e4 e5 2. Nf3 " * 1000
+    response = served.post("/api/challenge/statue", {"clock.limit": 180, "clock.increment": 2, "color": "white",
+                                                     "fen": paste})
+    assert response.status_code == 400
+    assert response.json()["error"] == ("That is not a FEN: a FEN is one line of at most 120 characters, "
+                                        f"not {len(paste.strip())}.")
+
+
 def test_the_vendored_board_pieces_and_sounds_are_served_and_nothing_beside_them(served: Served) -> None:
     board = served.get("/static/vendor/chessgroundx.js")
     assert board.status_code == 200 and board.headers["Content-Type"].startswith("text/javascript")

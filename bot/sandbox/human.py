@@ -35,6 +35,10 @@ T = TypeVar("T")
 #: How long a challenge request waits for the bot's answer before it withdraws the challenge.
 ANSWER_TIMEOUT_S = 30.0
 
+#: The longest FEN the seat reads (a real one is under 90 characters); a longer paste is refused
+#: without being echoed back.
+MAX_FEN_CHARS = 120
+
 #: The sentence the page shows for each decline reason key (the keys both servers understand).
 DECLINE_TEXTS = {
     "generic": "The bot is not accepting this challenge.",
@@ -151,6 +155,9 @@ class HumanSeat:
 
         :raises: :exc:`ApiError` (400) for a bad FEN, colour or clock.
         """
+        if fen is not None and len(fen) > MAX_FEN_CHARS:
+            raise ApiError(400, f"That is not a FEN: a FEN is one line of at most {MAX_FEN_CHARS} characters, "
+                                f"not {len(fen)}.")
         problem = start_position_problem(fen)
         if problem is not None:
             raise ApiError(400, f"That FEN cannot start a game: {problem}.")

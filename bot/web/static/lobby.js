@@ -4,6 +4,7 @@ import { $, showNotice } from "./page.js";
 import { api, follow } from "./network.js";
 import { view, resultOf } from "./game.js";
 
+const MAX_FEN_CHARS = 120; // as the server's (bot/sandbox/human.py)
 const PRESETS = [[1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10]];
 let preset = [3, 2];
 let games = [];
@@ -66,7 +67,13 @@ async function challenge(params) {
 function onChallengeSubmit(event) {
   event.preventDefault();
   const color = new FormData($("challenge-form")).get("color");
-  challenge({ ...chosenClock(), color, fen: $("fen").value.trim() });
+  const fen = $("fen").value.trim();
+  // A paste far too long for a FEN is said so here: the server would refuse the request's size.
+  if (fen.length > MAX_FEN_CHARS) {
+    say(`That is not a FEN: a FEN is one line of at most ${MAX_FEN_CHARS} characters, not ${fen.length}.`, false);
+    return;
+  }
+  challenge({ ...chosenClock(), color, fen });
 }
 
 function rematch() {
