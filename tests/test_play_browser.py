@@ -316,6 +316,19 @@ def test_the_page_fits_a_phone(page: Page) -> None:
     page.screenshot(SCREENSHOTS, "5-phone")
 
 
+def test_clicks_land_on_their_squares_after_the_page_moved_the_board(page: Page) -> None:
+    """At this size the game panel brings a scroll bar and the clocks' row pushes the board down:
+    the board must take its new place, not the one it had when drawn (a square off, before)."""
+    page.driver.set_window_size(1280, 800)
+    before = page.read('return JSON.stringify(document.querySelector("#board cg-board").getBoundingClientRect())')
+    page.start_game(color="white")
+    page.wait_your_move()
+    after = page.read('return JSON.stringify(document.querySelector("#board cg-board").getBoundingClientRect())')
+    assert before != after  # the board did move
+    page.move_by_clicks("d2", "d4")
+    assert page.sans()[0] == "d4"
+
+
 def test_stepping_through_the_moves_with_keys_and_buttons_while_the_game_goes_on(page: Page) -> None:
     page.start_game(color="white")
     page.wait_your_move()

@@ -55,8 +55,14 @@ export class Board {
     this.inputAt = 0;
     this.shown = null; // the position last set, as fen, last move and check
     // The time of the click or drop that made a move: chessgroundx's callback carries no event.
+    // And the board's place on the page, taken afresh at each press: chessgroundx keeps it from
+    // the last resize or scroll, and the page moves the board without either (a scroll bar that
+    // comes with the game panel, the clocks' row), which made clicks land a square off.
     for (const type of ["mousedown", "mouseup", "touchstart", "touchend"]) {
-      element.addEventListener(type, (event) => { this.inputAt = event.timeStamp; }, { capture: true, passive: true });
+      element.addEventListener(type, (event) => {
+        this.inputAt = event.timeStamp;
+        if (type === "mousedown" || type === "touchstart") this.ground.state.dom.bounds.clear();
+      }, { capture: true, passive: true });
     }
     this.ground = Chessground(element, {
       coordinates: true,
