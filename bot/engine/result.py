@@ -31,3 +31,10 @@ class SearchResult:
     time_ms: int
     pv: tuple[chess.Move, ...]
     from_book: bool = False
+    #: A MultiPV search's lines, best first, each with its exact score (the first is this result's
+    #: line); empty for a single-line search (see :meth:`principal_lines`).
+    lines: tuple[SearchResult, ...] = ()
+
+    def principal_lines(self) -> tuple[SearchResult, ...]:
+        """The lines of a MultiPV search, or this one line for a single-line search."""
+        return self.lines or (self,)

@@ -17,6 +17,10 @@ mate-distance scores, and draws by
 repetition, the fifty-move rule, stalemate and insufficient material. More time goes to a move
 whose best move or score has just changed.
 
+MultiPV: a search may ask for the best N root moves, each with its exact score and line (line k
+is the best of the root moves not in lines 1..k-1, searched with an open window), as analysis
+and UCI's ``MultiPV`` want them.
+
 A search can ponder (think on the opponent's time, with a :class:`~bot.engine.clock.Ponder`): it
 then has no time limit until the predicted move is played, and from that moment it obeys the real
 move's limits while it goes on deepening; it never returns before that moment or a stop.
@@ -28,6 +32,7 @@ few hundred nodes inside the tree).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -81,6 +86,8 @@ SEE_CAPTURE_MARGIN: Final = 100
 #: Late-move pruning: quiet moves tried at most, by remaining depth, in a non-PV node.
 LATE_MOVE_LIMITS: Final[tuple[int, ...]] = (0, 8, 12, 18)
 MAX_MOVES: Final = 256
+#: The most lines a MultiPV search reports (UCI's ``MultiPV`` option has the same bound).
+MAX_MULTIPV: Final = 5
 #: Quiescence skips captures that cannot lift the score to alpha even with this margin (the
 #: largest positional swing one capture is expected to cause).
 DELTA_MARGIN: Final = 200
@@ -160,7 +167,7 @@ class Engine:
     def search(self, board: KnightmateBoard, limits: Limits,
                stop: threading.Event | None = None,
                on_info: Callable[[SearchResult], None] | None = None,
-               ponder: Ponder | None = None) -> SearchResult:
+               ponder: Ponder | None = None, multipv: int = 1) -> SearchResult:
         """Searches *board* within *limits* and returns the best move found.
 
         *stop* ends the search early (the best move so far is still returned); *on_info* is
@@ -168,10 +175,16 @@ class Engine:
         search ignores the time in *limits* and runs until ``ponder.hit(...)`` gives it the real
         move's limits, or until *stop*; it does not return before one of them. A book move is
         returned without a search and without *on_info* calls (a pondered one at the hit), except
-        to an ``infinite`` search, which is analysis.
+        to an ``infinite`` or MultiPV search, which is analysis.
+
+        With *multipv* above 1 (at most :data:`MAX_MULTIPV`) the result and every *on_info*
+        report carry that many lines (fewer if there are fewer legal moves) in ``lines``, best
+        first, from the last completed iteration: a stopped iteration's lines are not exact yet.
         """
+        if not 1 <= multipv <= MAX_MULTIPV:
+            raise ValueError(f"multipv must be between 1 and {MAX_MULTIPV}, got {multipv}")
         started = time.perf_counter()
-        if self.book is not None and not limits.infinite:
+        if self.book is not None and not limits.infinite and multipv == 1:
             move = self.book.choose(board)
             if move is not None:
                 if ponder is not None:
@@ -184,7 +197,8 @@ class Engine:
             self._pawn_cache.clear()
         time_budget = Budget(None, None) if ponder is not None else budget(limits, board.turn, board.fullmove_number)
         search = _Search(board, limits, time_budget, started, stop,
-                         self._tt, self._tt_capacity, self._history, self._countermoves, self._pawn_cache, ponder)
+                         self._tt, self._tt_capacity, self._history, self._countermoves, self._pawn_cache, ponder,
+                         multipv)
         result = search.run(on_info)
         if ponder is not None:
             # Searched to the end before the opponent moved: UCI wants no answer before ponderhit or stop.
@@ -203,8 +217,9 @@ class _Search:
     def __init__(self, board: KnightmateBoard, limits: Limits, time_budget: Budget, started: float,
                  stop: threading.Event | None, tt: dict[int, tuple[int, int, int, Move]],
                  tt_capacity: int, history: list[list[int]], countermoves: list[list[Move]],
-                 pawn_cache: evaluation.PawnCache, ponder: Ponder | None) -> None:
+                 pawn_cache: evaluation.PawnCache, ponder: Ponder | None, multipv: int) -> None:
         self.position, self.keys = _replay(board)
+        self.multipv = multipv
         self.turn = board.turn
         self.move_number = board.fullmove_number
         self.limits = limits
@@ -253,15 +268,24 @@ class _Search:
             self.depth += 1
             depth = self.depth
             try:
-                score, move = self._root(root_moves, depth, previous_score)
+                if self.multipv > 1:
+                    lines = self._root_lines(root_moves, depth, previous_score)
+                    score, move = lines[0][0], root_moves[0]
+                else:
+                    score, move = self._root(root_moves, depth, previous_score)
             except _Abort:
-                if self.partial_best and decode(self.partial_best) != best.move:
+                if self.multipv == 1 and self.partial_best and decode(self.partial_best) != best.move:
                     best = self._result(self.partial_best, self.partial_score, depth, partial=True)
                 break
             unstable = depth >= UNSTABLE_FROM_DEPTH and (
                 move != previous_move or score < previous_score - UNSTABLE_SCORE_DROP)
             previous_score, previous_move = score, move
-            best = self._result(move, score, depth)
+            if self.multipv > 1:
+                results = tuple(self._result(line_move, line_score, depth, pv=pv)
+                                for line_score, line_move, pv in lines)
+                best = dataclasses.replace(results[0], lines=results)
+            else:
+                best = self._result(move, score, depth)
             if on_info is not None:
                 on_info(best)
             self._check_ponder_hit()
@@ -276,10 +300,14 @@ class _Search:
                     soft_deadline = self.clock_started + (soft_deadline - self.clock_started) * UNSTABLE_TIME_FACTOR
                 if time.perf_counter() > soft_deadline:
                     break
-        return SearchResult(best.move, best.score_cp, best.mate, best.depth, self.nodes, self._elapsed_ms(), best.pv)
+        return dataclasses.replace(best, nodes=self.nodes, time_ms=self._elapsed_ms())
 
-    def _result(self, move: Move, score: int, depth: int, partial: bool = False) -> SearchResult:
-        pv = self._principal_variation(move)
+    def _result(self, move: Move, score: int, depth: int, partial: bool = False,
+                pv: tuple[chess.Move, ...] | None = None) -> SearchResult:
+        """The result of *move* with *score* at *depth*; its line is read from the hash table
+        unless *pv* gives it."""
+        if pv is None:
+            pv = self._principal_variation(move)
         if abs(score) >= MATE_BOUND:
             plies = MATE - abs(score)
             mate = (plies + 1) // 2 if score > 0 else -(plies // 2)
@@ -304,7 +332,32 @@ class _Search:
                     break
         return self._root_window(moves, depth, -INFINITY, INFINITY)
 
-    def _root_window(self, moves: list[Move], depth: int, alpha: int, beta: int) -> tuple[int, Move]:
+    def _root_lines(self, moves: list[Move], depth: int,
+                    previous_score: int) -> list[tuple[int, Move, tuple[chess.Move, ...]]]:
+        """One MultiPV iteration: the best ``multipv`` root moves with their exact scores and
+        lines, best first. Line k searches the moves not in lines 1..k-1 with an open window, so
+        its score is exact; the lines are read from the hash table at once, before the next line's
+        search overwrites it. Reorders *moves*: these lines' moves first, for the next iteration."""
+        remaining = list(moves)
+        lines: list[tuple[int, Move, tuple[chess.Move, ...]]] = []
+        for index in range(min(self.multipv, len(moves))):
+            if index == 0:
+                score, move = self._root(remaining, depth, previous_score)
+            else:
+                score, move = self._root_window(remaining, depth, -INFINITY, INFINITY, first_line=False)
+            lines.append((score, move, self._principal_variation(move)))
+            remaining.remove(move)
+        # A later line may score above an earlier one (the tree was pruned differently); the
+        # order is by score, as a reader of the lines expects. Python's sort is stable.
+        lines.sort(key=_line_score, reverse=True)
+        moves[:] = [move for _, move, _ in lines] + remaining
+        return lines
+
+    def _root_window(self, moves: list[Move], depth: int, alpha: int, beta: int,
+                     first_line: bool = True) -> tuple[int, Move]:
+        """The best of *moves* at *depth* within the window; reorders *moves* (best first). Only
+        the *first_line* of a MultiPV iteration (the one over all root moves) is the root's
+        result: it alone is stored in the hash table and kept when the iteration is stopped."""
         best_score, best_move = -INFINITY, moves[0]
         original_alpha = alpha
         for index, move in enumerate(moves):
@@ -320,7 +373,7 @@ class _Search:
                 self._pop()
             if score > best_score:
                 best_score, best_move = score, move
-                if score > original_alpha and (not self.partial_best or score > self.partial_score):
+                if first_line and score > original_alpha and (not self.partial_best or score > self.partial_score):
                     self.partial_best, self.partial_score = move, score
             if score > alpha:
                 alpha = score
@@ -328,7 +381,8 @@ class _Search:
                     break
         moves.remove(best_move)
         moves.insert(0, best_move)
-        self._store(depth, best_score, original_alpha, beta, best_move, 0)
+        if first_line:
+            self._store(depth, best_score, original_alpha, beta, best_move, 0)
         return best_score, best_move
 
     # -- the tree ---------------------------------------------------------------------------
@@ -628,6 +682,10 @@ class _Search:
 
     def _elapsed_ms(self) -> int:
         return int((time.perf_counter() - self.started) * 1000)
+
+
+def _line_score(line: tuple[int, Move, tuple[chess.Move, ...]]) -> int:
+    return line[0]
 
 
 def _update_history(history: list[int], index: int, bonus: int) -> None:

@@ -1,7 +1,7 @@
 """``knightmate-bot uci``: the engine behind the Universal Chess Interface, on stdin/stdout.
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``setoption`` (``UCI_Variant`` = knightmate,
-``Hash``, ``Move Overhead``, ``Ponder``, ``OwnBook``, ``Book File``), ``position startpos|fen <fen>
+``Hash``, ``Move Overhead``, ``Ponder``, ``OwnBook``, ``Book File``, ``MultiPV``), ``position startpos|fen <fen>
 [moves ...]`` (``m`` and ``n`` commoner promotions), ``go`` (wtime, btime, winc, binc, movestogo,
 movetime, depth, nodes, infinite, ponder), ``ponderhit``, ``stop`` and ``quit``. Searches run on a
 worker thread so ``stop``, ``ponderhit`` and ``isready`` are answered while the engine thinks.
@@ -13,7 +13,11 @@ command's limits, timed from that moment and keeping what was searched; ``stop``
 the principal variation has one.
 
 Opening book: with ``OwnBook`` (on by default) a position in the book is answered at once,
-announced by ``info string book move``; ``go infinite`` always searches.
+announced by ``info string book move``; ``go infinite`` always searches, and so does a search
+with ``MultiPV`` above 1 (analysis).
+
+MultiPV: with ``MultiPV`` N each iteration is reported as N ``info multipv k ...`` lines, best
+first, each with its exact score and line.
 
 Input is untrusted: a malformed or illegal command gets an ``info string error`` line and leaves
 the previous state in place. This module must never crash on input, and never write anything to
@@ -36,7 +40,7 @@ from bot import __version__
 from bot.engine import build
 from bot.engine.book import DEFAULT_BOOK, BookError, OpeningBook, check_book_file
 from bot.engine.clock import Limits, Ponder
-from bot.engine.search import Engine, SearchResult
+from bot.engine.search import MAX_MULTIPV, Engine, SearchResult
 from variant import GameMoveError, KnightmateBoard
 
 logger = logging.getLogger(__name__)
@@ -62,6 +66,7 @@ class UciSession:
         self.book_file = DEFAULT_BOOK
         self.own_book = False
         self.move_overhead_ms = 0
+        self.multipv = 1
         for option in OPTIONS:  # each option's default, set as a GUI's setoption would set it
             try:
                 option.apply(self, option.spec.default)
@@ -150,6 +155,9 @@ class UciSession:
     def _set_move_overhead(self, value: chess.engine.ConfigValue) -> None:
         self.move_overhead_ms = int(value or 0)
 
+    def _set_multipv(self, value: chess.engine.ConfigValue) -> None:
+        self.multipv = int(value or 1)
+
     def _set_book_file(self, value: chess.engine.ConfigValue) -> None:
         try:
             self.book_file = check_book_file(str(value))
@@ -201,7 +209,7 @@ class UciSession:
         self._idle.clear()
         self._ponder = Ponder() if pondering else None
         self._ponder_limits = limits
-        self._thread = threading.Thread(target=self._search, args=(board, limits, self._ponder),
+        self._thread = threading.Thread(target=self._search, args=(board, limits, self._ponder, self.multipv),
                                         name="uci-search", daemon=True)
         self._thread.start()
 
@@ -245,10 +253,10 @@ class UciSession:
             movestogo=values.get("movestogo"),
         )
 
-    def _search(self, board: KnightmateBoard, limits: Limits, ponder: Ponder | None) -> None:
+    def _search(self, board: KnightmateBoard, limits: Limits, ponder: Ponder | None, multipv: int) -> None:
         try:
             result = self.engine.search(board, limits, stop=self._stop, on_info=lambda info: self._info(board, info),
-                                        ponder=ponder)
+                                        ponder=ponder, multipv=multipv)
             if limits.infinite:
                 self._stop.wait()  # UCI: no bestmove before 'stop' in an infinite search
             self._info(board, result)
@@ -270,11 +278,14 @@ class UciSession:
         if info.from_book:
             self.send(f"info string book move {board.uci(info.move) if info.move else '(none)'}")
             return
-        score = f"mate {info.mate}" if info.mate is not None else f"cp {info.score_cp}"
         nps = info.nodes * 1000 // max(1, info.time_ms)
-        pv = " ".join(_uci_line(board, info.pv))
-        self.send(f"info depth {info.depth} score {score} nodes {info.nodes} nps {nps} time {info.time_ms}"
-                  + (f" pv {pv}" if pv else ""))
+        numbered = len(info.lines) > 0
+        for number, line in enumerate(info.principal_lines(), start=1):
+            score = f"mate {line.mate}" if line.mate is not None else f"cp {line.score_cp}"
+            pv = " ".join(_uci_line(board, line.pv))
+            self.send(f"info depth {line.depth}" + (f" multipv {number}" if numbered else "")
+                      + f" score {score} nodes {info.nodes} nps {nps} time {info.time_ms}"
+                      + (f" pv {pv}" if pv else ""))
 
     def stop_search(self) -> None:
         """Ends a running search; its ``bestmove`` line is written before this returns."""
@@ -317,6 +328,7 @@ OPTIONS = (
     UciOption(chess.engine.Option("Ponder", "check", False, None, None, []), UciSession._keep),
     UciOption(BOOK_FILE, UciSession._set_book_file),
     UciOption(chess.engine.Option("OwnBook", "check", True, None, None, []), UciSession._set_own_book),
+    UciOption(chess.engine.Option("MultiPV", "spin", 1, 1, MAX_MULTIPV, []), UciSession._set_multipv),
 )
 _BY_NAME = {option.spec.name.lower(): option for option in OPTIONS}
 
