@@ -97,6 +97,8 @@ class Page:
 
     def __init__(self, driver: WebDriver) -> None:
         self.driver = driver
+        #: The board driven: the game's, or ``#analysis-board``.
+        self.board_css = "#board"
         # The board is drawn anew on every update: an element read a moment ago may be gone.
         self.wait = WebDriverWait(driver, WAIT_S, ignored_exceptions=(StaleElementReferenceException,))
 
@@ -138,11 +140,11 @@ class Page:
         return fragment.removeprefix("#game/") if fragment.startswith("#game/") else None
 
     def ply(self) -> int | None:
-        value = self.find("#board").get_attribute("data-ply")
+        value = self.find(self.board_css).get_attribute("data-ply")
         return int(value) if value else None
 
     def fen(self) -> str:
-        return str(self.find("#board").get_attribute("data-fen"))
+        return str(self.find(self.board_css).get_attribute("data-fen"))
 
     def read(self, script: str, *args: Any) -> Any:
         """What *script* returns (given *args* as ``arguments``), read in one go (the page cannot
@@ -160,15 +162,16 @@ class Page:
     def board(self) -> WebElement:
         """chessgroundx's board element, on which clicks and drags land, scrolled wholly into view
         (Selenium's offsets count from the centre of an element's visible part)."""
-        board = self.find("#board cg-board")
+        board = self.find(f"{self.board_css} cg-board")
         self.driver.execute_script('arguments[0].scrollIntoView({block: "nearest"})', board)
         return board
 
     def offset(self, name: str) -> tuple[int, int]:
         """Where square *name*'s centre is, from the board's centre, in CSS pixels as the board is turned."""
-        rect, black = self.read('const b = document.querySelector("#board cg-board").getBoundingClientRect();'
+        rect, black = self.read('const b = document.querySelector(arguments[0] + " cg-board").getBoundingClientRect();'
                                 ' return [[b.width, b.height],'
-                                ' document.querySelector("#board").classList.contains("orientation-black")]')
+                                ' document.querySelector(arguments[0]).classList.contains("orientation-black")]',
+                                self.board_css)
         file, rank = "abcdefgh".index(name[0]), int(name[1]) - 1
         column, row = (7 - file, rank) if black else (file, 7 - rank)
         width, height = rect
@@ -177,22 +180,23 @@ class Page:
     def piece_on(self, name: str) -> str | None:
         """The piece shown on *name* (``wp``, ``bk``...), not counting one being dragged or fading out."""
         piece = self.read(
-            'const p = [...document.querySelectorAll("#board cg-board piece")].find(p => p.cgKey === arguments[0]'
+            'const p = [...document.querySelectorAll(arguments[1] + " cg-board piece")]'
+            '.find(p => p.cgKey === arguments[0]'
             ' && !["ghost", "fading", "dragging"].some(c => p.classList.contains(c)));'
             ' return p ? (p.classList.contains("white") ? "w" : "b") + p.className.match(/\\b(\\w)-piece/)[1] : null;',
-            name)
+            name, self.board_css)
         return str(piece) if piece else None
 
     def pieces_of(self, color: str) -> list[str]:
         """The squares of *color*'s pieces as shown."""
-        return list(self.read('return [...document.querySelectorAll("#board cg-board piece." + arguments[0])]'
+        return list(self.read('return [...document.querySelectorAll(arguments[1] + " cg-board piece." + arguments[0])]'
                               '.filter(p => !p.classList.contains("ghost") && !p.classList.contains("fading"))'
-                              '.map(p => p.cgKey)', color))
+                              '.map(p => p.cgKey)', color, self.board_css))
 
     def marked(self, kind: str) -> set[str]:
         """The squares the board marks as *kind* (``move-dest``, ``check``, ``last-move``, ``current-premove``)."""
-        return set(self.read('return [...document.querySelectorAll("#board cg-board square." + arguments[0])]'
-                             '.map(s => s.cgKey)', kind))
+        return set(self.read('return [...document.querySelectorAll(arguments[1] + " cg-board square." + arguments[0])]'
+                             '.map(s => s.cgKey)', kind, self.board_css))
 
     def targets(self) -> set[str]:
         return self.marked("move-dest")

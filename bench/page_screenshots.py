@@ -60,7 +60,7 @@ def draw_arrow(page: Page, origin: str, target: str) -> None:
         .move_to(board, (x1 + x2) // 2, (y1 + y2) // 2).pause(0.1).move_to(board, x2, y2).pause(0.1) \
         .pointer_up(MouseButton.RIGHT)
     actions.perform()
-    page.wait.until(lambda d: d.execute_script("return window.kmBoard.state.drawable.shapes.length") > 0)
+    page.wait.until(lambda d: page.read('return document.querySelector("#board").kmBoard.state.drawable.shapes.length'))
 
 
 def main(argv: list[str] | None = None) -> int:

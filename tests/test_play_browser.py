@@ -545,3 +545,96 @@ def test_the_server_gone_shows_a_banner_and_the_game_resumes_when_it_is_back(pup
     page.move_by_clicks("d2", "d4")
     assert puppet.sandbox.wait_moves(game_id, 3, timeout=10).moves[2] == "d2d4"
 
+
+
+ANALYSIS_PGN = """[White "A"]
+[Black "B"]
+
+1. c3 c6 2. Mc2 Mc7 3. Md3 *
+"""
+
+
+def test_the_analysis_board_from_a_pasted_pgn(page: Page) -> None:
+    page.find("#paste").send_keys(ANALYSIS_PGN)
+    page.find("#analyse-paste").click()
+    page.wait.until(lambda d: page.find("#analysis").is_displayed() and not page.find("#main").is_displayed())
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.ply() == 5)
+    assert page.read('return [...document.querySelectorAll("#tree .move")].map(m => m.textContent)') == \
+        ["c3", "c6", "Mc2", "Mc7", "Md3"]
+    depth = lambda: int(page.find("#analysis-depth").get_attribute("data-depth") or 0)  # noqa: E731
+    page.wait.until(lambda d: depth() >= 2 and len(page.find_all("#lines li")) == 3)
+    first = depth()
+    page.wait.until(lambda d: depth() > first)  # the lines deepen while it thinks
+    page.wait.until(lambda d: page.find_all("#analysis-board .cg-shapes line"))  # the best move's arrow
+    fen_before = page.fen()
+    best = page.find('#lines li[data-line="1"] .move[data-index="0"]')
+    best_san, best_uci = best.text, str(best.get_attribute("data-uci"))
+    best.click()  # plays the line's first move
+    page.wait.until(lambda d: page.ply() == 6 and page.fen() != fen_before)
+    assert page.text("#tree .move.current") == best_san
+    body = page.find("body")
+    body.send_keys(Keys.ARROW_LEFT)
+    page.wait.until(lambda d: page.ply() == 5 and page.fen() == fen_before)
+    # A move of our own that is not the engine's choice makes a side line.
+    for square in page.pieces_of("black"):
+        page.click(square)
+        others = sorted(target for target in page.targets() if square + target != best_uci[:4])
+        if others:
+            page.click(others[0])
+            break
+    page.wait.until(lambda d: page.ply() == 6 and page.find_all("#tree .variation"))
+    side = page.text("#tree .move.current")
+    assert side != best_san and side in page.text("#tree .variation")
+    body.send_keys(Keys.ARROW_LEFT)
+    page.wait.until(lambda d: page.ply() == 5)
+    body.send_keys(Keys.ARROW_RIGHT)  # into the main line again: the engine's move came first
+    page.wait.until(lambda d: page.ply() == 6 and page.text("#tree .move.current") == best_san)
+    page.find("#tree .variation .move").click()
+    page.wait.until(lambda d: page.text("#tree .move.current") == side)
+    page.wait.until(lambda d: page.find_all("#analysis-board .cg-shapes line") and depth() >= 3)
+    page.screenshot(SCREENSHOTS, "6-analysis")
+    page.driver.set_window_size(390, 844)
+    page.screenshot(SCREENSHOTS, "7-analysis-phone")
+    page.driver.set_window_size(1200, 900)
+    page.find("#close-analysis").click()
+    page.wait.until(lambda d: page.find("#main").is_displayed() and not page.find("#analysis").is_displayed())
+    page.board_css = "#board"
+
+
+def test_a_hostile_paste_on_the_analysis_board_is_said_so_and_the_page_works_on(page: Page) -> None:
+    for text, message in (("this is not chess at all", "neither a FEN nor a PGN"),
+                          ("1. c3 c6 2. Ke3 *", "illegal san: 'Ke3'"),
+                          ("rmbq1bmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQ - 0 1", "black has no royal knight")):
+        page.find("#paste").clear()
+        page.find("#paste").send_keys(text)
+        page.find("#analyse-paste").click()
+        page.wait.until(lambda d, expected=message: expected in page.text("#paste-message"))
+    page.read('document.getElementById("paste").value = "1. e4 e5 ".repeat(104858)')  # a megabyte
+    page.find("#analyse-paste").click()
+    page.wait.until(lambda d: "characters long" in page.text("#paste-message"))
+    assert not page.find("#analysis").is_displayed()
+    page.find("#paste").clear()
+    page.find("#paste").send_keys("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")
+    page.find("#analyse-paste").click()
+    page.wait.until(lambda d: page.find("#analysis").is_displayed())
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.find_all("#lines li"))
+    page.find("#close-analysis").click()
+    page.board_css = "#board"
+
+
+def test_a_finished_game_is_analysed_but_never_ones_own_running_game(page: Page) -> None:
+    page.start_game(color="white", fen=MATE_IN_ONE)
+    page.wait_your_move()
+    assert not page.find("#analyse-game").is_displayed()
+    page.move_by_clicks("f7", "f4")
+    page.wait_over()
+    page.find("#analyse-game").click()
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.ply() == 1)
+    assert page.text("#tree .move.current") == "Qf4#"
+    page.wait.until(lambda d: "1-0" in page.text("#analysis-status"))
+    page.find("#close-analysis").click()
+    page.board_css = "#board"
+    page.wait.until(lambda d: page.find("#main").is_displayed())

@@ -165,14 +165,14 @@ def test_working_out_a_positions_legal_moves_holds_no_lock_the_sandbox_needs(
     game_id = served.new_game()
     seat = served.page.seat
     working, done = threading.Event(), threading.Event()
-    worked_out = human._legal_moves
+    worked_out = human.legal_moves_json
 
     def legal_moves_held_open(board: chess.Board) -> list[dict[str, Any]]:
         working.set()
         done.wait(10)
         return worked_out(board)
 
-    monkeypatch.setattr(human, "_legal_moves", legal_moves_held_open)
+    monkeypatch.setattr(human, "legal_moves_json", legal_moves_held_open)
     states: list[dict[str, Any]] = []
     reader = threading.Thread(target=lambda: states.append(seat.game_json(game_id)))
     reader.start()
@@ -354,3 +354,75 @@ def test_the_play_command_prints_its_address_serves_the_page_and_stops_on_ctrl_c
         guard.cancel()
         process.kill()
         process.stdout.close()
+
+
+# The analysis board's server side.
+
+GAME_PGN = """[Event "a game"]
+[White "A"]
+[Black "B"]
+
+1. c3 c6 2. Mc2 Mc7 3. Md3 *
+"""
+
+
+def test_a_pasted_pgn_is_read_into_plies_with_san_and_positions(served: Served) -> None:
+    game = served.post("/api/analysis/import", {"text": GAME_PGN}).json()
+    assert [ply["san"] for ply in game["plies"]] == ["c3", "c6", "Mc2", "Mc7", "Md3"]
+    board = KnightmateBoard()
+    for ply in game["plies"]:
+        board.push_uci(ply["uci"])
+        assert ply["fen"] == board.fen()
+    assert game["headers"]["White"] == "A"
+    fen_only = served.post("/api/analysis/import", {"text": "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"}).json()
+    assert fen_only == {"initialFen": "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "plies": [], "headers": {}}
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "Paste a FEN or a PGN game first."),
+    ("hello, this is not chess", "That is neither a FEN nor a PGN game."),
+    ("x" * 20_001, "That paste is 20001 characters long; a FEN or a PGN game is at most 20000."),
+    ("rmbq1bmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQ - 0 1",
+     "That is not a Knightmate FEN: invalid Knightmate position (black has no royal knight)."),
+    ("1. e4 e5 2. Ke3 *", "That PGN cannot be read: illegal san: 'Ke3'"),
+    ('[Variant "Crazyhouse"]\n\n1. e4 *', "That game is not Knightmate (its Variant is 'Crazyhouse')."),
+])
+def test_a_hostile_paste_gets_one_clear_sentence(served: Served, text: str, message: str) -> None:
+    response = served.post("/api/analysis/import", {"text": text})
+    assert response.status_code == 400
+    assert response.json()["error"].startswith(message), response.json()["error"]
+
+
+def test_a_position_comes_with_its_legal_moves_and_outcome(served: Served) -> None:
+    position = served.get("/api/analysis/position?fen=" + requests.utils.quote(KnightmateBoard().fen())).json()
+    assert len(position["legalMoves"]) == KnightmateBoard().legal_moves.count() and position["outcome"] is None
+    mate = served.get("/api/analysis/position?fen=" + requests.utils.quote("8/8/8/4R3/3K1Qk1/8/8/8 b - - 1 1")).json()
+    assert position["turn"] == "white" and mate["legalMoves"] == []
+    assert mate["outcome"] == {"result": "1-0", "termination": "checkmate"}
+
+
+def test_the_engine_lines_stream_deepen_and_stop_when_the_page_leaves(served: Served) -> None:
+    fen = "8/5Q2/8/4R3/3K2k1/8/8/8 w - - 0 1"  # Qf4 mates
+    url = f"{served.url}/api/analysis/stream?fen={requests.utils.quote(fen)}&multipv=2"
+    depths = []
+    with served.session.get(url, stream=True, timeout=10) as response:
+        assert response.status_code == 200
+        for raw in response.iter_lines():
+            if not raw:
+                continue
+            line = json.loads(raw)
+            assert line["type"] == "info" and len(line["lines"]) == 2
+            depths.append(line["depth"])
+            if len(depths) == 4:
+                break
+    assert depths == sorted(depths) and depths[-1] > depths[0]
+    assert line["lines"][0]["san"][0] == "Qf4#" and line["lines"][0]["mate"] == 1
+    assert len(line["lines"][0]["fen"]) == len(line["lines"][0]["uci"])
+    search = served.page.analyser.current
+    assert search is not None and search.wait_stopped(timeout=5)  # at the first keep-alive that finds no page
+
+
+def test_no_analysis_while_the_person_plays_a_game(served: Served) -> None:
+    served.new_game()
+    response = served.get("/api/analysis/stream?fen=" + requests.utils.quote(KnightmateBoard().fen()))
+    assert response.status_code == 409 and "finish it first" in response.json()["error"]

@@ -103,6 +103,7 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
                 stop.wait()  # set by a signal, the caller, or the bot thread when the bot stops
                 bot.join()
                 sandbox.stop()  # ends the page's streams too
+                page.analyser.stop()
                 page.shutdown()
                 page.close_connections()
                 serving.join()

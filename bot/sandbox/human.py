@@ -108,7 +108,7 @@ class HumanSeat:
                 "moves": " ".join(moves),
                 "fen": fen,
                 "turn": color_name(board.turn),
-                "check": _check_square(board),
+                "check": check_square(board),
                 "wtime": game.remaining_ms(chess.WHITE, now), "btime": game.remaining_ms(chess.BLACK, now),
                 "winc": game.increment_ms, "binc": game.increment_ms,
                 "clockRunning": game.clock_running,
@@ -129,6 +129,14 @@ class HumanSeat:
             state["legalMoves"] = (self._legal_moves_of(game_id, len(moves), fen, work_out=legal_moves)
                                    if wants_moves else [])
         return state
+
+    def playing_game(self) -> str | None:
+        """The id of a game the person plays that is not over, if any."""
+        with self.world.cond:
+            for game in self.world.games.values():
+                if not game.over and game.color_of(self.account) is not None:
+                    return game.id
+        return None
 
     def version(self, game_id: str | None) -> tuple[object, ...]:
         """What changes whenever something the page shows changes: of one game, or (None) of the list."""
@@ -263,7 +271,7 @@ class HumanSeat:
             for uci in moves[len(plies):]:
                 move = board.parse_uci(uci)
                 san = board.san_and_push(move)
-                plies.append({"uci": uci, "san": san, "fen": board.fen(), "check": _check_square(board)})
+                plies.append({"uci": uci, "san": san, "fen": board.fen(), "check": check_square(board)})
         return plies[:len(moves)]
 
     def _legal_moves_of(self, game_id: str, ply: int, fen: str, *, work_out: bool) -> list[JsonObject] | None:
@@ -275,7 +283,7 @@ class HumanSeat:
             return moves
         if not work_out:
             return None
-        moves = _legal_moves(board_from_fen(fen))
+        moves = legal_moves_json(board_from_fen(fen))
         self._legal[game_id] = (ply, moves)
         return moves
 
@@ -303,13 +311,13 @@ def _player(account: Account) -> JsonObject:
     return {"name": account.username, "title": account.title, "rating": account.rating}
 
 
-def _check_square(board: chess.Board) -> str | None:
+def check_square(board: chess.Board) -> str | None:
     """The checked royal knight's square, if the side to move is in check."""
     royal = board.king(board.turn)
     return chess.square_name(royal) if royal is not None and board.is_check() else None
 
 
-def _legal_moves(board: chess.Board) -> list[JsonObject]:
+def legal_moves_json(board: chess.Board) -> list[JsonObject]:
     moves = []
     for move in board.legal_moves:
         uci = board.uci(move)

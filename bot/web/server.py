@@ -27,10 +27,12 @@ from collections.abc import Callable, Iterator
 from http.cookies import SimpleCookie
 from importlib import resources
 
+from bot.engine import Engine
 from bot.sandbox.handler import ClosingServer, JsonHandler
 from bot.sandbox.human import HumanSeat
 from bot.sandbox.servers import JsonObject
 from bot.sandbox.world import ApiError
+from bot.web.analysis import Analyser, position_json, read_paste
 
 #: The session cookie's name, before the port: cookies ignore ports, and two pages on two ports of
 #: one host must not take each other's session.
@@ -52,6 +54,9 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 
+#: The analysis board's engine: the built-in one, with its own hash table.
+ANALYSIS_HASH_MB = 32
+
 #: Fetches the bot's own PGN file of a finished game, or None when there is none.
 PgnSource = Callable[[str], "str | None"]
 
@@ -59,10 +64,12 @@ PgnSource = Callable[[str], "str | None"]
 class PageServer(ClosingServer):
     """The page and the human seat's API, for one person holding *key*."""
 
-    def __init__(self, address: tuple[str, int], seat: HumanSeat, key: str, bot_pgn: PgnSource) -> None:
+    def __init__(self, address: tuple[str, int], seat: HumanSeat, key: str, bot_pgn: PgnSource,
+                 analyser: Analyser | None = None) -> None:
         self.seat = seat
         self.key = key
         self.bot_pgn = bot_pgn
+        self.analyser = analyser or Analyser(lambda: Engine(hash_mb=ANALYSIS_HASH_MB))
         super().__init__(address, PageHandler)
         self.port = self.server_address[1]
         self.cookie = f"{COOKIE_PREFIX}{self.port}"
@@ -253,17 +260,54 @@ class PageHandler(JsonHandler):
 
         self._stream(lambda: seat.version(game_id), lines)
 
+    def analysis_import(self, params: dict[str, str], form: dict[str, str]) -> None:
+        self._send_json(200, read_paste(form.get("text", "")))
+
+    def analysis_position(self, params: dict[str, str], form: dict[str, str]) -> None:
+        self._send_json(200, position_json(self._query().get("fen", "")))
+
+    def analysis_stream(self, params: dict[str, str], form: dict[str, str]) -> None:
+        """The engine's lines for one position, as they come; the search stops when the page
+        leaves (a keep-alive that cannot be written) or starts another. Never while the person
+        plays a game: the engine would be theirs to consult."""
+        playing = self.server.seat.playing_game()
+        if playing is not None:
+            raise ApiError(409, "No analysis while you play a game: finish it first.")
+        query = self._query()
+        try:
+            multipv = int(query.get("multipv", "1"))
+        except ValueError:
+            raise ApiError(400, "multipv must be a whole number") from None
+        search = self.server.analyser.start(query.get("fen", ""), multipv)
+        self._start_stream()
+        try:
+            for line in search.lines(KEEPALIVE_S / 5):
+                if self.server.seat.stopping:
+                    search.stop("the server stopped")
+                self._write_chunk(b"\n" if line is None else json.dumps(line).encode() + b"\n")
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            pass  # the page went away
+        finally:
+            search.stop("the page left")
+
+    def _query(self) -> dict[str, str]:
+        return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query))
+
     # HTTP.
 
-    def _stream(self, version: Callable[[], object], lines: Callable[[bool], Iterator[JsonObject]]) -> None:
-        """Writes *lines* at once and again whenever *version* changes, each line as soon as it is
-        made, and a newline when quiet, until the client leaves or the sandbox stops."""
+    def _start_stream(self) -> None:
         self.close_connection = True
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-store")
         self.end_headers()
+
+    def _stream(self, version: Callable[[], object], lines: Callable[[bool], Iterator[JsonObject]]) -> None:
+        """Writes *lines* at once and again whenever *version* changes, each line as soon as it is
+        made, and a newline when quiet, until the client leaves or the sandbox stops."""
+        self._start_stream()
         seat = self.server.seat
         last = version()
         try:
@@ -309,6 +353,9 @@ def _routes() -> list[tuple[str, re.Pattern[str], PageAction]]:
         ("POST", game + r"/abort", PageHandler.abort),
         ("POST", game + r"/draw/(?P<answer>yes|no)", PageHandler.draw),
         ("POST", game + r"/chat", PageHandler.chat),
+        ("POST", r"/api/analysis/import", PageHandler.analysis_import),
+        ("GET", r"/api/analysis/position", PageHandler.analysis_position),
+        ("GET", r"/api/analysis/stream", PageHandler.analysis_stream),
     ]
     return [(method, re.compile(pattern), action) for method, pattern, action in table]
 

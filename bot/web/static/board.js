@@ -4,7 +4,7 @@
 // server's legal moves decide when the turn comes. Arrows and circles are drawn with the right
 // button, as on pychess.org and Lichess.
 import { Chessground } from "./vendor/chessgroundx.js";
-import { $, PIECE_NAMES } from "./page.js";
+import { PIECE_NAMES } from "./page.js";
 
 const FILES = "abcdefgh";
 const PROMOTION_ORDER = ["m", "q", "r", "b"];
@@ -47,9 +47,11 @@ function premoveTargets(boardState, key, canCastle) {
 }
 
 export class Board {
-  // onMove(move, clickedAt): the person played one of the legal moves (a promotion after the picker).
-  constructor(element, onMove) {
+  // onMove(move, clickedAt): the person played one of the legal moves (a promotion after the
+  // picker, the element *picker*).
+  constructor(element, picker, onMove) {
     this.element = element;
+    this.picker = picker;
     this.onMove = onMove;
     this.legalMoves = [];
     this.inputAt = 0;
@@ -74,7 +76,7 @@ export class Board {
       drawable: { enabled: true, eraseOnClick: true },
       highlight: { lastMove: true, check: true },
     });
-    window.kmBoard = this.ground;
+    element.kmBoard = this.ground; // for the tests' and bench's scripts
   }
 
   // Shows *position* ({fen, last, check}); *movable* is the colour the person may move or premove
@@ -120,7 +122,7 @@ export class Board {
   }
 
   showPromotion(candidates) {
-    const picker = $("promotion");
+    const picker = this.picker;
     picker.textContent = "";
     const color = this.ground.state.turnColor === "white" ? "black" : "white"; // chessgroundx already moved
     const byPiece = Object.fromEntries(candidates.map((m) => [m.uci[4], m]));
@@ -149,8 +151,13 @@ export class Board {
 
   // The picker closed without a choice: the next show() puts the pawn back.
   hidePromotion() {
-    $("promotion").hidden = true;
+    this.picker.hidden = true;
     this.shown = null;
+  }
+
+  // Arrows and circles of the engine's ideas: [{from, to, brush}] (to: null for a circle).
+  setArrows(arrows) {
+    this.ground.setAutoShapes(arrows.map((a) => ({ orig: a.from, dest: a.to || undefined, brush: a.brush })));
   }
 
   cancel() {

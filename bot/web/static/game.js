@@ -24,7 +24,7 @@ let onGameOpened = () => {};
 export function setUp(account, gameOpened) {
   view.account = account;
   onGameOpened = gameOpened;
-  board = new Board($("board"), send);
+  board = new Board($("board"), $("promotion"), send);
   renderBoard();
 }
 
@@ -246,6 +246,8 @@ function renderControls() {
   const player = state.you !== null;
   // A spectator gets no player's buttons at all, not disabled ones.
   for (const id of ["resign", "abort", "rematch"]) $(id).hidden = !player;
+  // Analysis of a game the person is playing never: the engine would play it for them.
+  $("analyse-game").hidden = playing();
   $("resign").disabled = !playing() || state.plies.length < 2;
   $("abort").disabled = !state.abortable;
   $("draw").hidden = !view.account.drawOffers || !player;
@@ -377,6 +379,11 @@ export async function loadPgn() {
   const response = await fetch(`/api/board/game/${view.gameId}/pgn`, { credentials: "same-origin" }).catch(() => null);
   if (asked !== pgnAsked || !response) return;
   $("pgn").value = response.ok ? await response.text() : "";
+}
+
+// The game as the analysis board opens it: start, main line, the side the person sees it from.
+export function forAnalysis() {
+  return { initialFen: view.state.initialFen, plies: view.state.plies, flipped: orientation() === "black" };
 }
 
 export const gameActions = {

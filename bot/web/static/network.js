@@ -32,6 +32,24 @@ export async function api(path, form) {
   return body;
 }
 
+// Hands each JSON line of a streamed answer to onLine, until the answer ends.
+export async function readLines(response, onLine) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    let newline;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const text = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      if (text) onLine(JSON.parse(text));
+    }
+  }
+}
+
 // Reads an ndjson stream until `signal` aborts it, taking it up again after a break (the server
 // stopped, the network went), but not for something the server says does not exist.
 export async function follow(path, onLine, signal) {
@@ -45,20 +63,7 @@ export async function follow(path, onLine, signal) {
       }
       if (!response.ok) throw new Error(`${response.status}`);
       setConnected(path, true);
-      const reader = response.body.getReader();
-      const decoder = new TextDecoder();
-      let buffer = "";
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let newline;
-        while ((newline = buffer.indexOf("\n")) >= 0) {
-          const text = buffer.slice(0, newline).trim();
-          buffer = buffer.slice(newline + 1);
-          if (text) onLine(JSON.parse(text));
-        }
-      }
+      await readLines(response, onLine);
     } catch (error) {
       if (signal.aborted) break;
     }

@@ -6,8 +6,10 @@ export const $ = (id) => document.getElementById(id);
 // Each mark is taken once the frame showing it is painted (afterPaint): the click's own event time
 // to then (ms of performance.now()); the server's stamp of the bot's move request arriving to then
 // (ms of the system clock, which the server's stamp is on: Date.now(), as performance.timeOrigin
-// drifts from it); navigation start to the first board and to the first game drawn.
-export const metrics = { clickToShown: [], clickToConfirmed: [], botMoveToShown: [], boardReadyMs: null, gameShownMs: null };
+// drifts from it); the same for an analysis line, from the server's stamp of the engine's report;
+// navigation start to the first board and to the first game drawn.
+export const metrics = { clickToShown: [], clickToConfirmed: [], botMoveToShown: [], analysisLineMs: [], boardReadyMs: null,
+  gameShownMs: null };
 window.kmMetrics = metrics;
 
 // Calls back once the next frame, the one that shows the page's changes so far, is painted: a

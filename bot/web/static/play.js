@@ -1,14 +1,16 @@
 // knightmate-bot play: a thin client of the sandbox's human seat, in modules by job: page.js
 // (shared helpers), network.js (the server), board.js (chessgroundx), game.js (one game),
-// lobby.js (starting and choosing games), sounds.js. The page knows no rules: every position it
+// lobby.js (starting and choosing games), analysis.js (the analysis board), sounds.js. The page knows no rules: every position it
 // gets from the server lists its legal moves (UCI, SAN and the position after each).
 import { $, afterPaint, metrics, showNotice } from "./page.js";
 import { api } from "./network.js";
 import * as game from "./game.js";
 import * as lobby from "./lobby.js";
 import * as sounds from "./sounds.js";
+import * as analysis from "./analysis.js";
 
 function onHash() {
+  if (location.hash !== "#analysis" && analysis.isOpen()) analysis.close();
   const match = /^#game\/([A-Za-z0-9]+)$/.exec(location.hash);
   if (match && match[1] !== game.view.gameId) game.openGame(match[1]);
 }
@@ -16,6 +18,10 @@ function onHash() {
 function onKey(event) {
   if (event.target.closest("input, textarea, select")) return;
   if (event.key === "Escape" && game.cancelPromotion()) return;
+  if (analysis.isOpen()) {
+    if (analysis.step(event.key)) event.preventDefault();
+    return;
+  }
   if (!game.view.state) return;
   const step = { ArrowLeft: game.view.ply - 1, ArrowRight: game.view.ply + 1, Home: 0, End: game.view.state.plies.length }[event.key];
   if (step === undefined) return;
@@ -72,7 +78,12 @@ function wire() {
     $("chat-text").value = "";
     game.gameActions.chat(text);
   });
+  $("analyse-game").addEventListener("click", () => {
+    const { initialFen, plies, flipped } = game.forAnalysis();
+    analysis.open(initialFen, plies, { flipped });
+  });
   lobby.wire();
+  analysis.wire();
   sounds.wireSwitch();
   window.addEventListener("hashchange", onHash);
   window.addEventListener("pagehide", onPageHide);
