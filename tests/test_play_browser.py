@@ -188,6 +188,20 @@ def test_a_reload_mid_game_resumes_with_moves_and_clocks(page: Page) -> None:
     assert page.text("#status") == "Your move"
 
 
+def test_the_pgn_panel_follows_the_game_with_its_real_headers(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.find("#pgn-panel summary").click()
+    page.wait.until(lambda d: '[White "you"]' in str(page.find("#pgn").get_attribute("value")))
+    text = str(page.find("#pgn").get_attribute("value"))
+    assert '[Black "knightmate-bot"]' in text and '[TimeControl "180+2"]' in text and '[Result "*"]' in text
+    assert '"?"' not in text
+    page.move_by_clicks("e2", "e4")
+    page.wait_plies(2)
+    page.wait.until(lambda d: "1. e4 " in str(page.find("#pgn").get_attribute("value")))  # no click needed
+    assert page.sans()[1] in str(page.find("#pgn").get_attribute("value"))
+
+
 def test_resigning_ends_the_game_for_the_bot(page: Page, pgn_dir: Path) -> None:
     game_id = page.start_game(color="black")
     page.wait_plies(1)  # the bot moved first

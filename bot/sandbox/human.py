@@ -220,6 +220,7 @@ class HumanSeat:
         headers["Event"] = "knightmate-bot play"
         headers["Site"] = f"knightmate-bot play sandbox, game {game_id}"
         headers["Date"] = time.strftime("%Y.%m.%d", time.localtime(started_s))
+        headers["Round"] = "-"  # PGN's "not applicable": a game of its own
         headers["White"] = white
         headers["Black"] = black
         headers["Result"] = _pgn_result(status, winner)
