@@ -11,6 +11,7 @@ Nothing here speaks HTTP.
 from __future__ import annotations
 
 import io
+import logging
 import queue
 import threading
 import time
@@ -25,6 +26,8 @@ from bot.sandbox.human import check_square, legal_moves_json
 from bot.sandbox.servers import JsonObject
 from bot.sandbox.world import ApiError
 from variant import KnightmateBoard
+
+logger = logging.getLogger(__name__)
 
 #: The longest paste read: a long game's PGN is under 5 kB, and the URL-encoded form must stay
 #: under the server's 64 kB body limit.
@@ -193,6 +196,9 @@ class Search:
                 if not self._stop.is_set():
                     self._analyser.engine().search(self._board.copy(), Limits(infinite=True), stop=self._stop,
                                                    on_info=self._report, multipv=self._multipv)
+        except Exception as error:  # the page says so; the log keeps the details
+            logger.exception("the analysis search failed")
+            self._why_stopped = f"the engine failed: {type(error).__name__}"
         finally:
             timer.cancel()
             self._queue.put({"type": "end", "reason": self._why_stopped})
