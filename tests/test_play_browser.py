@@ -568,7 +568,8 @@ ANALYSIS_PGN = """[White "A"]
 """
 
 
-def test_the_analysis_board_from_a_pasted_pgn(page: Page) -> None:
+def test_the_analysis_board_from_a_pasted_pgn(puppet: Puppet) -> None:
+    page = puppet.page  # a sandbox where the person plays no game: no analysis during one
     page.find("#paste").send_keys(ANALYSIS_PGN)
     page.find("#analyse-paste").click()
     page.wait.until(lambda d: page.find("#analysis").is_displayed() and not page.find("#main").is_displayed())
@@ -582,9 +583,16 @@ def test_the_analysis_board_from_a_pasted_pgn(page: Page) -> None:
     page.wait.until(lambda d: depth() > first)  # the lines deepen while it thinks
     page.wait.until(lambda d: page.find_all("#analysis-board .cg-shapes line"))  # the best move's arrow
     fen_before = page.fen()
-    best = page.find('#lines li[data-line="1"] .move[data-index="0"]')
-    best_san, best_uci = best.text, str(best.get_attribute("data-uci"))
-    best.click()  # plays the line's first move
+
+    def click_best_move() -> tuple[str, str]:
+        """The best line's first move, clicked: the lines are drawn anew with each report, so an
+        element read a moment ago may be gone (the wait tries again); one clicked was there."""
+        move = page.find('#lines li[data-line="1"] .move[data-index="0"]')
+        san, uci = move.text, str(move.get_attribute("data-uci"))
+        move.click()
+        return san, uci
+
+    best_san, best_uci = page.wait.until(lambda d: click_best_move())  # plays the line's first move
     page.wait.until(lambda d: page.ply() == 6 and page.fen() != fen_before)
     assert page.text("#tree .move.current") == best_san
     body = page.find("body")
@@ -616,7 +624,8 @@ def test_the_analysis_board_from_a_pasted_pgn(page: Page) -> None:
     page.board_css = "#board"
 
 
-def test_a_hostile_paste_on_the_analysis_board_is_said_so_and_the_page_works_on(page: Page) -> None:
+def test_a_hostile_paste_on_the_analysis_board_is_said_so_and_the_page_works_on(puppet: Puppet) -> None:
+    page = puppet.page
     for text, message in (("this is not chess at all", "neither a FEN nor a PGN"),
                           ("1. c3 c6 2. Ke3 *", "illegal san: 'Ke3'"),
                           ("rmbq1bmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQ - 0 1", "black has no royal knight")):
@@ -638,8 +647,9 @@ def test_a_hostile_paste_on_the_analysis_board_is_said_so_and_the_page_works_on(
     page.board_css = "#board"
 
 
-def test_a_finished_game_is_analysed_but_never_ones_own_running_game(page: Page) -> None:
-    page.start_game(color="white", fen=MATE_IN_ONE)
+def test_a_finished_game_is_analysed_but_never_ones_own_running_game(puppet: Puppet) -> None:
+    page = puppet.page
+    game_id = puppet.start_game(color="white", fen=MATE_IN_ONE)
     page.wait_your_move()
     assert not page.find("#analyse-game").is_displayed()
     page.move_by_clicks("f7", "f4")
@@ -649,6 +659,7 @@ def test_a_finished_game_is_analysed_but_never_ones_own_running_game(page: Page)
     page.wait.until(lambda d: page.ply() == 1)
     assert page.text("#tree .move.current") == "Qf4#"
     page.wait.until(lambda d: "1-0" in page.text("#analysis-status"))
+    assert puppet.sandbox.game(game_id).status == "mate"
     page.find("#close-analysis").click()
     page.board_css = "#board"
     page.wait.until(lambda d: page.find("#main").is_displayed())
