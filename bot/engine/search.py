@@ -21,6 +21,9 @@ MultiPV: a search may ask for the best N root moves, each with its exact score a
 is the best of the root moves not in lines 1..k-1, searched with an open window), as analysis
 and UCI's ``MultiPV`` want them.
 
+Strength: an engine made with an ``elo`` plays weaker, as :mod:`bot.engine.levels` designs it
+(a shallow MultiPV search, then a choice among its lines); this module only applies it.
+
 A search can ponder (think on the opponent's time, with a :class:`~bot.engine.clock.Ponder`): it
 then has no time limit until the predicted move is played, and from that moment it obeys the real
 move's limits while it goes on deepening; it never returns before that moment or a stop.
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import random
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -41,7 +45,7 @@ from typing import Final
 
 import chess
 
-from bot.engine import evaluation
+from bot.engine import evaluation, levels
 from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, Ponder, budget
 from bot.engine.constants import BB_SQUARES, popcount
@@ -135,12 +139,16 @@ class Engine:
 
     Not thread-safe: one search at a time per instance (the UCI front end and the bot each own
     one). ``hash_mb`` bounds the transposition table. With a *book*, a position the book knows is
-    answered at once with one of its moves (see :meth:`search`).
+    answered at once with one of its moves (see :meth:`search`). With an *elo* (``UCI_Elo``,
+    see :mod:`bot.engine.levels`) it plays at that strength, its random choices drawn from *seed*.
     """
 
-    def __init__(self, hash_mb: int = 64, book: OpeningBook | None = None) -> None:
+    def __init__(self, hash_mb: int = 64, book: OpeningBook | None = None, elo: int | None = None,
+                 seed: int | None = None) -> None:
         self.hash_mb = hash_mb
         self.book = book
+        self.elo = elo
+        self._rng = random.Random(seed)
         self._tt: dict[int, tuple[int, int, int, Move]] = {}
         self._history: list[list[int]] = [[0] * 4096 for _ in chess.COLORS]
         self._countermoves: list[list[Move]] = [[NO_MOVE] * 4096 for _ in chess.COLORS]
@@ -156,6 +164,15 @@ class Engine:
             raise ValueError(f"hash size must be at least 1 MB, got {value}")
         self._hash_mb = value
         self._tt_capacity = value * 1024 * 1024 // TT_ENTRY_BYTES
+
+    @property
+    def elo(self) -> int | None:
+        """The strength it plays at (``UCI_Elo``), or None for its full strength."""
+        return self._strength.elo if self._strength is not None else None
+
+    @elo.setter
+    def elo(self, value: int | None) -> None:
+        self._strength = levels.strength_for_elo(value) if value is not None else None
 
     def new_game(self) -> None:
         """Forgets everything learnt: hash table, history, countermoves and pawn cache."""
@@ -195,15 +212,48 @@ class Engine:
             self._tt.clear()
         if len(self._pawn_cache) > 100_000:
             self._pawn_cache.clear()
+        strength = self._strength
+        lines = multipv
+        report = on_info
+        if strength is not None:
+            limits, lines = _weaker_limits(limits, strength), max(multipv, strength.lines)
+            if on_info is not None:
+                report = _trimmed_report(on_info, multipv)
         time_budget = Budget(None, None) if ponder is not None else budget(limits, board.turn, board.fullmove_number)
         search = _Search(board, limits, time_budget, started, stop,
                          self._tt, self._tt_capacity, self._history, self._countermoves, self._pawn_cache, ponder,
-                         multipv)
-        result = search.run(on_info)
+                         lines, levels.MIN_DEPTH if strength is not None else 0)
+        result = search.run(report)
+        if strength is not None:
+            result = self._weaker_choice(board, result, multipv, strength)
         if ponder is not None:
             # Searched to the end before the opponent moved: UCI wants no answer before ponderhit or stop.
             _wait_for_hit_or_stop(ponder, stop)
         return result
+
+
+    def _weaker_choice(self, board: KnightmateBoard, result: SearchResult, multipv: int,
+                       strength: levels.Strength) -> SearchResult:
+        """The line a player of *strength* picks from *result*'s lines, with the search's totals
+        and the *multipv* lines that were asked for."""
+        lines = result.principal_lines()
+        present_cp = evaluation.evaluate(Position.from_board(board), self._pawn_cache)
+        chosen = lines[levels.choose_line(lines, present_cp, strength, self._rng)]
+        return dataclasses.replace(chosen, nodes=result.nodes, time_ms=result.time_ms,
+                                   lines=lines[:multipv] if multipv > 1 else ())
+
+
+def _weaker_limits(limits: Limits, strength: levels.Strength) -> Limits:
+    """*limits* capped at the depth and nodes of *strength*."""
+    return dataclasses.replace(limits, depth=min(limits.depth or MAX_PLY, strength.depth),
+                               nodes=min(limits.nodes or strength.nodes, strength.nodes))
+
+
+def _trimmed_report(on_info: Callable[[SearchResult], None], multipv: int) -> Callable[[SearchResult], None]:
+    """*on_info* given only the *multipv* lines asked for, not all a weaker search looks at."""
+    def report(info: SearchResult) -> None:
+        on_info(dataclasses.replace(info, lines=info.lines[:multipv] if multipv > 1 else ()))
+    return report
 
 
 def _wait_for_hit_or_stop(ponder: Ponder, stop: threading.Event | None) -> None:
@@ -217,9 +267,13 @@ class _Search:
     def __init__(self, board: KnightmateBoard, limits: Limits, time_budget: Budget, started: float,
                  stop: threading.Event | None, tt: dict[int, tuple[int, int, int, Move]],
                  tt_capacity: int, history: list[list[int]], countermoves: list[list[Move]],
-                 pawn_cache: evaluation.PawnCache, ponder: Ponder | None, multipv: int) -> None:
+                 pawn_cache: evaluation.PawnCache, ponder: Ponder | None, multipv: int,
+                 min_depth: int) -> None:
         self.position, self.keys = _replay(board)
         self.multipv = multipv
+        # Iterations up to this depth finish whatever the node limit: a weaker level's nodes
+        # are few, and it must always see the replies to its moves (see bot.engine.levels).
+        self.min_depth = min_depth
         self.turn = board.turn
         self.move_number = board.fullmove_number
         self.limits = limits
@@ -646,7 +700,7 @@ class _Search:
     def _checkpoint(self) -> None:
         self._check_ponder_hit()
         self.next_check = self.nodes + CHECK_EVERY
-        if self.node_limit is not None:
+        if self.node_limit is not None and self.depth > self.min_depth:
             if self.nodes >= self.node_limit:
                 raise _Abort
             self.next_check = min(self.next_check, self.node_limit)

@@ -1,7 +1,8 @@
 """``knightmate-bot uci``: the engine behind the Universal Chess Interface, on stdin/stdout.
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``setoption`` (``UCI_Variant`` = knightmate,
-``Hash``, ``Move Overhead``, ``Ponder``, ``OwnBook``, ``Book File``, ``MultiPV``), ``position startpos|fen <fen>
+``Hash``, ``Move Overhead``, ``Ponder``, ``OwnBook``, ``Book File``, ``MultiPV``, ``UCI_LimitStrength``,
+``UCI_Elo``), ``position startpos|fen <fen>
 [moves ...]`` (``m`` and ``n`` commoner promotions), ``go`` (wtime, btime, winc, binc, movestogo,
 movetime, depth, nodes, infinite, ponder), ``ponderhit``, ``stop`` and ``quit``. Searches run on a
 worker thread so ``stop``, ``ponderhit`` and ``isready`` are answered while the engine thinks.
@@ -18,6 +19,10 @@ with ``MultiPV`` above 1 (analysis).
 
 MultiPV: with ``MultiPV`` N each iteration is reported as N ``info multipv k ...`` lines, best
 first, each with its exact score and line.
+
+Strength: ``UCI_LimitStrength`` true makes the engine play at ``UCI_Elo`` (see
+:mod:`bot.engine.levels`), spelled as Stockfish and Fairy-Stockfish spell them, so the same
+``engine.options`` weaken either engine.
 
 Input is untrusted: a malformed or illegal command gets an ``info string error`` line and leaves
 the previous state in place. This module must never crash on input, and never write anything to
@@ -40,6 +45,7 @@ from bot import __version__
 from bot.engine import build
 from bot.engine.book import DEFAULT_BOOK, BookError, OpeningBook, check_book_file
 from bot.engine.clock import Limits, Ponder
+from bot.engine.levels import DEFAULT_ELO, MAX_ELO, MIN_ELO
 from bot.engine.search import MAX_MULTIPV, Engine, SearchResult
 from variant import GameMoveError, KnightmateBoard
 
@@ -67,6 +73,8 @@ class UciSession:
         self.own_book = False
         self.move_overhead_ms = 0
         self.multipv = 1
+        self.limit_strength = False
+        self.elo = DEFAULT_ELO
         for option in OPTIONS:  # each option's default, set as a GUI's setoption would set it
             try:
                 option.apply(self, option.spec.default)
@@ -157,6 +165,14 @@ class UciSession:
 
     def _set_multipv(self, value: chess.engine.ConfigValue) -> None:
         self.multipv = int(value or 1)
+
+    def _set_limit_strength(self, value: chess.engine.ConfigValue) -> None:
+        self.limit_strength = bool(value)
+        self.engine.elo = self.elo if self.limit_strength else None
+
+    def _set_elo(self, value: chess.engine.ConfigValue) -> None:
+        self.elo = int(value or DEFAULT_ELO)
+        self.engine.elo = self.elo if self.limit_strength else None
 
     def _set_book_file(self, value: chess.engine.ConfigValue) -> None:
         try:
@@ -329,6 +345,8 @@ OPTIONS = (
     UciOption(BOOK_FILE, UciSession._set_book_file),
     UciOption(chess.engine.Option("OwnBook", "check", True, None, None, []), UciSession._set_own_book),
     UciOption(chess.engine.Option("MultiPV", "spin", 1, 1, MAX_MULTIPV, []), UciSession._set_multipv),
+    UciOption(chess.engine.Option("UCI_LimitStrength", "check", False, None, None, []), UciSession._set_limit_strength),
+    UciOption(chess.engine.Option("UCI_Elo", "spin", DEFAULT_ELO, MIN_ELO, MAX_ELO, []), UciSession._set_elo),
 )
 _BY_NAME = {option.spec.name.lower(): option for option in OPTIONS}
 

@@ -12,15 +12,10 @@ game is over; the player asks it for moves and to ponder (:meth:`GameEngine.subm
   its time), and started again at once after a crash or a hang; the move that was lost is the
   player's fallback move. All processes are driven from one asyncio loop on one thread.
 
-Two things :mod:`chess.engine` cannot know about Knightmate are done here:
-
-* Commoner promotions. chess.engine writes the move history with ``Move.uci()``, which spells a
-  promotion to a commoner ``n``, and Fairy-Stockfish silently ignores ``b7b8n`` in a ``position``
-  line together with every move after it, then searches a different position. So the board given
-  to chess.engine starts right after the last commoner promotion (:func:`engine_board`): a
-  promotion is a pawn move, no position before it can repeat, and the engine loses no history.
-* The clock. The engine sees the bot's clock less the move overhead (the network lag it cannot
-  know about), and the bot's cap on a move's time as ``movetime`` (:func:`engine_limit`).
+What :mod:`chess.engine` cannot know about Knightmate (commoner promotions, the variant) is
+told as :mod:`bot.engine.external` says, for the bot as for the analysis. And the clock: the
+engine sees the bot's clock less the move overhead (the network lag it cannot know about), and
+the bot's cap on a move's time as ``movetime`` (:func:`engine_limit`).
 
 This module never touches the network.
 """
@@ -45,8 +40,9 @@ import chess.engine
 from bot.config import ConfigError, EngineSettings
 from bot.engine import Limits, SearchResult, build
 from bot.engine.clock import budget
+from bot.engine.external import engine_board, knightmate_refusal
 from bot.thinking.search_pool import SearchPool
-from variant import COMMONER, KnightmateBoard
+from variant import KnightmateBoard
 
 log = logging.getLogger(__name__)
 
@@ -136,21 +132,6 @@ class BuiltinEngines:
 # -- what an external engine is told -------------------------------------------------------------
 
 
-def engine_board(initial_fen: str | None, moves: tuple[str, ...]) -> KnightmateBoard:
-    """The position after ``moves``, with a move stack chess.engine can send to any engine.
-
-    The stack starts right after the last commoner promotion (see the module docstring); every
-    move is checked, so a move list that is not a game raises :class:`ValueError`
-    (:class:`~variant.GameMoveError` naming the move).
-    """
-    board = KnightmateBoard.replay(initial_fen, moves)
-    promotions = [ply for ply, move in enumerate(board.move_stack) if move.promotion == COMMONER]
-    if not promotions:
-        return board
-    start = promotions[-1] + 1
-    return KnightmateBoard.replay(KnightmateBoard.replay(initial_fen, moves[:start]).fen(), moves[start:])
-
-
 def engine_limit(limits: Limits, turn: chess.Color) -> chess.engine.Limit:
     """``go`` for the side ``turn``: its clock less the move overhead, the other clock as it is,
     and, when the bot caps a move's time, a ``movetime`` the clock can afford."""
@@ -214,12 +195,9 @@ async def start_engine(settings: EngineSettings) -> Process:
         except chess.engine.EngineError:
             raise EngineStartError(f"engine.command: {name} exited before answering 'uci'; "
                                    "is it a UCI engine?") from None
-        variant = protocol.options.get("UCI_Variant")
-        if variant is None:
-            raise EngineStartError(f"engine.command: {name} has no UCI_Variant option, so it plays no Knightmate")
-        if "knightmate" not in (variant.var or []):
-            raise EngineStartError(f"engine.command: {name} does not play knightmate (its UCI_Variant option "
-                                   f"lists {', '.join(variant.var or []) or 'nothing'})")
+        refusal = knightmate_refusal(name, protocol.options)
+        if refusal is not None:
+            raise EngineStartError(f"engine.command: {refusal}")
         try:
             await protocol.configure(settings.options)
             await asyncio.wait_for(protocol.ping(), settings.start_timeout_s)

@@ -1,0 +1,28 @@
+"""Analysis of Knightmate positions and games by any UCI engine, as Lichess analyses chess games.
+
+A layer beside :mod:`bot.thinking`: it uses the engine layer, the rules and python-chess, and
+never the network, the bot's games, the sandbox or the web page (which use it).
+
+* :mod:`bot.analysis.engines`: the engine (built-in or any UCI engine) and one position's lines.
+* :mod:`bot.analysis.game`: a whole game, each move judged, each side summed up.
+* :mod:`bot.analysis.judgement`: Lichess's winning chances, errors and accuracy.
+* :mod:`bot.analysis.annotate`: the analysed game as an annotated PGN.
+"""
+
+from bot.analysis.annotate import annotated
+from bot.analysis.engines import (
+    BUILTIN_COMMAND,
+    AnalysisEngineError,
+    AnalysisStopped,
+    Line,
+    PositionAnalysis,
+    analyse_position,
+    open_engine,
+)
+from bot.analysis.game import GameAnalysis, MoveReview, SideSummary, analyse_game
+from bot.analysis.judgement import Judgement
+
+__all__ = [
+    "BUILTIN_COMMAND", "AnalysisEngineError", "AnalysisStopped", "GameAnalysis", "Judgement", "Line", "MoveReview",
+    "PositionAnalysis", "SideSummary", "analyse_game", "analyse_position", "annotated", "open_engine",
+]

@@ -1,0 +1,166 @@
+"""The engine an analysis runs on, and one position analysed by it.
+
+Any UCI engine that plays Knightmate will do: the built-in one (``knightmate-bot uci`` in a child
+process, :data:`BUILTIN_COMMAND`) or the operator's (Fairy-Stockfish, as ``engine.command`` names
+it), driven through python-chess's :mod:`chess.engine` and told about Knightmate as
+:mod:`bot.engine.external` says.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import chess
+import chess.engine
+
+from bot.engine.external import engine_board_of, knightmate_refusal
+from variant import KnightmateBoard
+
+#: The built-in engine, as a UCI process of this very Python.
+BUILTIN_COMMAND: tuple[str, ...] = (sys.executable, "-m", "bot.cli", "uci")
+#: How often a running analysis looks at its stop event, in seconds.
+STOP_CHECK_S = 0.05
+
+
+class AnalysisEngineError(Exception):
+    """The engine did not start, does not speak UCI, does not play Knightmate, or refused an option
+    (one line, fit for the command line)."""
+
+
+class AnalysisStopped(Exception):
+    """The analysis was stopped by its stop event before it was complete."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line the engine found: its score (either side's view, python-chess's :class:`PovScore`)
+    and its moves."""
+
+    score: chess.engine.PovScore
+    pv: tuple[chess.Move, ...]
+
+    @property
+    def move(self) -> chess.Move:
+        return self.pv[0]
+
+
+@dataclass(frozen=True)
+class PositionAnalysis:
+    """What the engine found in one position: its lines, best first, and how deep it looked.
+
+    A position where the game is over has no lines, depth 0, and the score the rules give it
+    (mated, or a draw).
+    """
+
+    score: chess.engine.PovScore
+    lines: tuple[Line, ...]
+    depth: int
+
+    @property
+    def best(self) -> Line | None:
+        return self.lines[0] if self.lines else None
+
+
+def open_engine(command: Sequence[str] | None = None, options: Mapping[str, chess.engine.ConfigValue] | None = None,
+                timeout_s: float = 20.0) -> chess.engine.SimpleEngine:
+    """Starts the engine *command* (None: the built-in engine) with *options*, ready for Knightmate.
+
+    An opening book would answer known positions without a score, so an engine's ``OwnBook`` is
+    turned off. Raises :class:`AnalysisEngineError`; the caller closes the engine (``quit``).
+    """
+    argv = list(command) if command else list(BUILTIN_COMMAND)
+    name = shlex.join(argv)
+    try:
+        engine = chess.engine.SimpleEngine.popen_uci(argv, timeout=timeout_s, setpgrp=True)
+    except OSError as error:
+        raise AnalysisEngineError(f"cannot start {name}: {error.strerror or error}") from None
+    except (chess.engine.EngineError, TimeoutError):
+        raise AnalysisEngineError(f"{name} did not answer 'uci' within {timeout_s:g} s; is it a UCI engine?") from None
+    try:
+        refusal = knightmate_refusal(name, engine.options)
+        if refusal is not None:
+            raise AnalysisEngineError(refusal)
+        settings = dict(options or {})
+        if "OwnBook" in engine.options:
+            settings.setdefault("OwnBook", False)
+        engine.configure(settings)
+        engine.ping()
+    except chess.engine.EngineError as error:
+        engine.close()
+        raise AnalysisEngineError(f"{name}: {error}") from None
+    except BaseException:
+        engine.close()
+        raise
+    return engine
+
+
+def analyse_position(engine: chess.engine.SimpleEngine, board: KnightmateBoard, limit: chess.engine.Limit, *,
+                     multipv: int = 1, on_info: Callable[[PositionAnalysis], None] | None = None,
+                     stop: threading.Event | None = None) -> PositionAnalysis:
+    """The engine's *multipv* best lines in *board* within *limit*.
+
+    *on_info* gets the lines so far after each ``info`` line that carries a line. Setting *stop*
+    ends the search and raises :class:`AnalysisStopped`. A position where the game is over is
+    answered by the rules, without the engine.
+    """
+    if board.is_game_over():
+        return final_position(board)
+    with engine.analysis(engine_board_of(board), limit, multipv=multipv if multipv > 1 else None) as analysis:
+        watcher = _StopWatcher(stop, analysis)
+        try:
+            for info in analysis:
+                if on_info is not None and "pv" in info and "score" in info:
+                    on_info(_position(analysis.multipv, board))
+        finally:
+            watcher.finish()
+        if watcher.stopped:
+            raise AnalysisStopped
+        return _position(analysis.multipv, board)
+
+
+def final_position(board: KnightmateBoard) -> PositionAnalysis:
+    """A position where the game is over, scored by the rules: the side to move mated, or a draw."""
+    mated = board.is_checkmate()
+    score = chess.engine.Mate(-0) if mated else chess.engine.Cp(0)
+    return PositionAnalysis(chess.engine.PovScore(score, board.turn), (), 0)
+
+
+def _position(infos: list[chess.engine.InfoDict], board: KnightmateBoard) -> PositionAnalysis:
+    lines = tuple(Line(info["score"], tuple(info["pv"])) for info in infos if "score" in info and info.get("pv"))
+    if not lines:
+        raise AnalysisEngineError(f"the engine gave no line for {board.fen()}")
+    return PositionAnalysis(lines[0].score, lines, min(info.get("depth", 0) for info in infos if info.get("pv")))
+
+
+class _StopWatcher:
+    """Stops *analysis* once *stop* is set, from a thread of its own (an engine deep in an
+    iteration sends no ``info`` for a while, and the analysis must stop promptly)."""
+
+    def __init__(self, stop: threading.Event | None, analysis: chess.engine.SimpleAnalysisResult) -> None:
+        self.stopped = False
+        self._stop = stop
+        self._analysis = analysis
+        self._finished = threading.Event()
+        self._thread: threading.Thread | None = None
+        if stop is not None:
+            self._thread = threading.Thread(target=self._watch, name="analysis-stop", daemon=True)
+            self._thread.start()
+
+    def _watch(self) -> None:
+        assert self._stop is not None
+        while not self._finished.is_set():
+            if self._stop.wait(STOP_CHECK_S):
+                self.stopped = True
+                self._analysis.stop()
+                return
+
+    def finish(self) -> None:
+        self._finished.set()
+        if self._thread is not None:
+            self._thread.join()
+        if self._stop is not None and self._stop.is_set():
+            self.stopped = True

@@ -1,0 +1,169 @@
+"""Playing strength below the engine's best: the named levels 1-8, and how an ``UCI_Elo`` plays.
+
+The table :data:`LEVELS` is the one place for the levels: the page, the CLI and the bench read it.
+A level is an ``UCI_Elo`` on Fairy-Stockfish's scale (the ladder's), so the same
+``UCI_LimitStrength``/``UCI_Elo`` options weaken this engine and Fairy-Stockfish alike.
+
+How a weaker player is imitated (:func:`strength_for_elo`, :func:`choose_line`): a weak player sees
+less far, not worse at what it sees. So a level
+
+* searches to a small depth and node count (it misses deeper tactics, and moves quickly);
+* searches several lines (MultiPV) and picks among them with random noise of a few dozen
+  centipawns (it plays different, slightly worse moves, as people do);
+* sometimes fails to see what a line wins (it misses a capture or a mate now and then);
+* but never picks a line that gives away more than :attr:`Strength.noise_cp` against what it has
+  now (the static evaluation) or against the best line: everything the search sees, even at depth
+  2, is safe from the noise, so it never hangs its queen in one. Every level searches at least
+  :data:`MIN_DEPTH` plies (its move, the reply, then captures to quiescence).
+
+Elo in between the anchors of :data:`_ANCHORS` is interpolated, so any ``UCI_Elo`` in
+[:data:`MIN_ELO`, :data:`MAX_ELO`] plays; the anchors were set by the calibration in
+bench/README.md ("Levels").
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, NamedTuple
+
+from bot.engine.result import SearchResult
+
+
+class Level(NamedTuple):
+    """A named level: what the page and the CLI offer."""
+
+    number: int
+    elo: int
+    label: str
+
+
+#: The levels 1-8, weakest first: level -> ``UCI_Elo`` and a label for people.
+LEVELS: Final[tuple[Level, ...]] = (
+    Level(1, 600, "beginner"),
+    Level(2, 900, "novice"),
+    Level(3, 1200, "casual player"),
+    Level(4, 1500, "club player"),
+    Level(5, 1750, "strong club player"),
+    Level(6, 1950, "expert"),
+    Level(7, 2150, "candidate master"),
+    Level(8, 2300, "master"),
+)
+
+#: ``UCI_Elo``'s bounds (the option's min and max) and its default.
+MIN_ELO: Final = 500
+MAX_ELO: Final = 2300
+DEFAULT_ELO: Final = 1500
+#: Plies every level searches at least: its move, the reply, and captures to quiescence, so a
+#: move that loses material at once is always seen.
+MIN_DEPTH: Final = 2
+
+
+@dataclass(frozen=True)
+class Strength:
+    """How one ``UCI_Elo`` searches and chooses (see the module docstring)."""
+
+    elo: int
+    #: Search limits: plies and nodes (and the clock, whichever ends first).
+    depth: int
+    nodes: int
+    #: Lines searched to choose from.
+    lines: int
+    #: The noise added to each line's score, uniform in [0, noise_cp); also the most a chosen
+    #: line may give away against the best line or the present evaluation.
+    noise_cp: int
+    #: The chance of not seeing what a line wins beyond the present evaluation.
+    blind_chance: float
+
+
+class _Anchor(NamedTuple):
+    elo: int
+    depth: float
+    nodes: float
+    lines: int
+    noise_cp: float
+    blind_chance: float
+
+
+#: Strength at chosen Elo; between two anchors each number is interpolated (depth and nodes
+#: geometrically, as search effort grows with them).
+_ANCHORS: Final[tuple[_Anchor, ...]] = (
+    _Anchor(500, 2, 400, 5, 80, 0.75),
+    _Anchor(900, 2, 1_000, 5, 65, 0.45),
+    _Anchor(1200, 3, 3_000, 4, 50, 0.25),
+    _Anchor(1500, 4, 8_000, 4, 35, 0.1),
+    _Anchor(1750, 5, 20_000, 3, 20, 0.03),
+    _Anchor(1950, 6, 50_000, 3, 12, 0.0),
+    _Anchor(2150, 8, 150_000, 2, 8, 0.0),
+    _Anchor(2300, 12, 1_000_000, 2, 5, 0.0),
+)
+
+
+def strength_for_elo(elo: int) -> Strength:
+    """How an engine of *elo* searches and chooses; raises :class:`ValueError` outside
+    [:data:`MIN_ELO`, :data:`MAX_ELO`]."""
+    if not MIN_ELO <= elo <= MAX_ELO:
+        raise ValueError(f"UCI_Elo must be between {MIN_ELO} and {MAX_ELO}, got {elo}")
+    upper_index = next(index for index, anchor in enumerate(_ANCHORS) if anchor.elo >= elo)
+    upper = _ANCHORS[upper_index]
+    lower = _ANCHORS[max(0, upper_index - 1)]
+    share = 0.0 if upper.elo == lower.elo else (elo - lower.elo) / (upper.elo - lower.elo)
+
+    def linear(low: float, high: float) -> float:
+        return low + (high - low) * share
+
+    def geometric(low: float, high: float) -> float:
+        return float(low * (high / low) ** share)
+
+    return Strength(elo=elo, depth=max(MIN_DEPTH, round(geometric(lower.depth, upper.depth))),
+                    nodes=round(geometric(lower.nodes, upper.nodes)),
+                    lines=lower.lines if share < 0.5 else upper.lines,
+                    noise_cp=round(linear(lower.noise_cp, upper.noise_cp)),
+                    blind_chance=linear(lower.blind_chance, upper.blind_chance))
+
+
+def level(number: int) -> Level:
+    """Level *number* of :data:`LEVELS`; raises :class:`ValueError` for another number."""
+    for entry in LEVELS:
+        if entry.number == number:
+            return entry
+    raise ValueError(f"level must be between {LEVELS[0].number} and {LEVELS[-1].number}, got {number}")
+
+
+#: What a mate is worth in :func:`line_value`, less :data:`_MATE_MOVE_CP` a move: beyond any
+#: material, and each move nearer far beyond the noise (a mate is never put off, nor hastened).
+_MATE_CP: Final = 100_000
+_MATE_MOVE_CP: Final = 1_000
+
+
+def line_value(line: SearchResult) -> int:
+    """A line's score in centipawns from the mover's side, mates beyond any material."""
+    if line.mate is not None:
+        distance = _MATE_MOVE_CP * abs(line.mate)
+        return _MATE_CP - distance if line.mate > 0 else -_MATE_CP + distance
+    return line.score_cp or 0
+
+
+def choose_line(lines: Sequence[SearchResult], present_cp: int, strength: Strength, rng: random.Random) -> int:
+    """The index of the line a player of *strength* plays among *lines* (best first), whose
+    position is worth *present_cp* now (static evaluation, the mover's side).
+
+    A line is a candidate when it gives away at most ``noise_cp`` against the best line or against
+    the present evaluation, whichever is lower: a line that loses material the search sees is never
+    one. Each candidate is valued at its score plus noise, less what it wins beyond the present
+    evaluation when the player is blind to that (``blind_chance``, drawn per line).
+    """
+    best = line_value(lines[0])
+    floor = min(best, present_cp) - strength.noise_cp
+    chosen, chosen_value = 0, float("-inf")
+    for index, line in enumerate(lines):
+        score = line_value(line)
+        if score < floor and index > 0:
+            continue
+        gain = max(0, score - present_cp)
+        seen = score - gain if rng.random() < strength.blind_chance else score
+        value = seen + rng.random() * strength.noise_cp
+        if value > chosen_value:
+            chosen, chosen_value = index, value
+    return chosen
