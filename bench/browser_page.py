@@ -115,9 +115,11 @@ class Page:
     def text(self, css: str) -> str:
         return str(self.find(css).text)
 
-    def challenge(self, *, color: str = "white", preset: str = "3+2", fen: str = "") -> None:
-        """Fills in the challenge form and sends it."""
-        self.find("#new-game").is_displayed()
+    def challenge(self, *, color: str = "white", preset: str = "3+2", fen: str = "", level: str = "") -> None:
+        """Fills in the challenge form and sends it: against the bot, or the computer at *level*."""
+        self.find(f'input[name="opponent"][value="{"computer" if level else "bot"}"]').click()
+        if level:
+            self.find(f'#levels button[data-level="{level}"]').click()
         self.find(f'input[name="color"][value="{color}"]').click()
         self.find(f'#presets button[data-preset="{preset}"]').click()
         field = self.find("#fen")

@@ -130,6 +130,36 @@ def test_the_downloaded_pgn_is_the_bots_own_file(page: Page, pgn_dir: Path, down
     assert '[Result "1-0"]' in bots and '[White "you"]' in bots
 
 
+#: White, a queen and a rook up, mates a lone royal knight in a few moves.
+QUEEN_AND_ROOK_UP = "4k3/8/8/8/8/8/8/QR2K3 w - - 0 1"
+
+
+def test_a_whole_game_against_the_computer_at_level_1(page: Page, pgn_dir: Path) -> None:
+    from bot.engine import Engine, Limits
+    from variant import KnightmateBoard
+
+    game_id = page.start_game(color="white", fen=QUEEN_AND_ROOK_UP, level="1", preset="5+3")
+    assert "computer-1" in page.text("#top-player .name")
+    engine = Engine(hash_mb=8)
+    for _ in range(40):  # White's moves, the engine's choice, until the game ends
+        if page.find("#status").get_attribute("data-result") is not None:
+            break
+        page.wait.until(lambda d: page.text("#status") == "Your move"
+                        or page.find("#status").get_attribute("data-result") is not None)
+        if page.find("#status").get_attribute("data-result") is not None:
+            break
+        board = KnightmateBoard(page.fen())
+        move = engine.search(board, Limits(movetime=100)).move
+        assert move is not None
+        plies = len(page.sans())
+        page.move_by_clicks(board.uci(move)[:2], board.uci(move)[2:4])
+        page.wait.until(lambda d, before=plies: len(page.sans()) >= before + 2
+                        or page.find("#status").get_attribute("data-result") is not None)
+    result = page.wait_over()
+    assert result.startswith("1-0") and "Checkmate" in result, result
+    assert not (pgn_dir / f"{game_id}.pgn").exists()  # the bot did not play it: the computer did
+
+
 def test_a_drag_and_drop_move_is_played_and_an_illegal_drop_changes_nothing(page: Page) -> None:
     page.start_game(color="white")
     page.wait_your_move()

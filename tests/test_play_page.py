@@ -426,3 +426,42 @@ def test_no_analysis_while_the_person_plays_a_game(served: Served) -> None:
     served.new_game()
     response = served.get("/api/analysis/stream?fen=" + requests.utils.quote(KnightmateBoard().fen()))
     assert response.status_code == 409 and "finish it first" in response.json()["error"]
+
+
+# The computer at your level: POST /api/challenge/ai, as Lichess's Board API has it.
+
+@pytest.fixture
+def with_computer() -> Iterator[Served]:
+    with Sandbox("lichess") as sandbox:
+        sandbox.add_opponent("statue", strategy="idle")
+        sandbox.add_opponent("computer-1", strategy="level1")
+        seat = sandbox.add_person("you", bot="statue", computers={1: "computer-1"})
+        with PageServer(("127.0.0.1", 0), seat, KEY, lambda game_id: None) as page:
+            thread = threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.1})
+            thread.start()
+            try:
+                yield Served(sandbox, page)
+            finally:
+                sandbox.stop()
+                page.shutdown()
+                page.close_connections()
+                thread.join()
+
+
+def test_the_computer_at_level_1_plays_at_once(with_computer: Served) -> None:
+    account = with_computer.get("/api/account").json()
+    assert account["levels"] == [{"level": 1, "elo": 600, "label": "beginner", "username": "computer-1"}]
+    answer = with_computer.post("/api/challenge/ai", {"level": 1, "clock.limit": 300, "clock.increment": 3,
+                                                      "color": "black", "fen": ""}).json()
+    assert answer["status"] == "accepted"
+    record = with_computer.sandbox.wait_moves(answer["gameId"], 1, timeout=10)  # White, the computer, moved
+    assert record.white == "computer-1" and record.black == "you"
+    assert record.moves[0] in {move.uci() for move in KnightmateBoard().legal_moves}
+
+
+@pytest.mark.parametrize(("level", "message"), [("9", "level must be one of 1, not 9"),
+                                                ("one", "level must be a whole number, not 'one'")])
+def test_a_level_there_is_not_is_refused(with_computer: Served, level: str, message: str) -> None:
+    response = with_computer.post("/api/challenge/ai", {"level": level, "clock.limit": 300, "clock.increment": 3,
+                                                        "color": "white", "fen": ""})
+    assert response.status_code == 400 and response.json()["error"] == message

@@ -23,6 +23,7 @@ from typing import TextIO
 
 from bot.cli import operations
 from bot.config import Secret, Settings
+from bot.engine.levels import LEVELS
 from bot.games.runner import Runner
 from bot.sandbox import Sandbox
 from bot.web.server import PageServer
@@ -30,6 +31,8 @@ from bot.web.server import PageServer
 BOT = "knightmate-bot"
 PERSON = "you"
 OPPONENT = "sparring"
+#: The computer at level N is the account ``computer-N``.
+COMPUTER = "computer"
 #: How long the bot may take to open its event stream before ``play`` gives up.
 BOT_START_TIMEOUT_S = 60.0
 #: How long the page waits for the bot's PGN file of a game that just ended.
@@ -80,7 +83,10 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
     with tempfile.TemporaryDirectory(prefix="knightmate-play-") as temporary, Sandbox(dialect) as sandbox:
         sandbox.add_account(BOT, token=token, bot=True)
         sandbox.add_opponent(OPPONENT, bot=True, strategy="engine")
-        seat = sandbox.add_person(PERSON, bot=BOT, opponent=OPPONENT)
+        computers = {level.number: f"{COMPUTER}-{level.number}" for level in LEVELS}
+        for number, username in computers.items():
+            sandbox.add_opponent(username, bot=True, strategy=f"level{number}")
+        seat = sandbox.add_person(PERSON, bot=BOT, opponent=OPPONENT, computers=computers)
         bot_settings = sandbox_settings(settings, sandbox.url, dialect, Path(temporary))
         runners: list[Runner] = []
         outcome: list[int | BaseException] = []

@@ -25,6 +25,7 @@ from typing import TypeVar
 import chess
 import chess.pgn
 
+from bot.engine.levels import LEVELS
 from bot.games.challenges import start_position_problem
 from bot.sandbox.model import Account, Challenge, Game, board_from_fen, color_name
 from bot.sandbox.servers import JsonObject
@@ -61,11 +62,14 @@ class HumanSeat:
     :param opponent: the built-in opponent that :meth:`exhibition` sets against *bot*.
     """
 
-    def __init__(self, world: World, account: Account, *, bot: str, opponent: str | None = None) -> None:
+    def __init__(self, world: World, account: Account, *, bot: str, opponent: str | None = None,
+                 computers: dict[int, str] | None = None) -> None:
         self.world = world
         self.account = account
         self.bot = bot
         self.opponent = opponent
+        #: The built-in computer opponents by level (1-8), which :meth:`challenge_ai` plays.
+        self.computers = computers or {}
         #: Guards the two caches below, worked out outside the world's lock.
         self._cache_lock = threading.Lock()
         self._plies: dict[str, list[JsonObject]] = {}
@@ -76,7 +80,10 @@ class HumanSeat:
     def account_json(self) -> JsonObject:
         return {"username": self.account.username, "bot": self.bot, "opponent": self.opponent,
                 "dialect": self.world.dialect.name, "drawOffers": self.world.dialect.lichess_extras,
-                "startingFen": board_from_fen(None).fen()}
+                "startingFen": board_from_fen(None).fen(),
+                "levels": [{"level": level.number, "elo": level.elo, "label": level.label,
+                            "username": self.computers[level.number]}
+                           for level in LEVELS if level.number in self.computers]}
 
     def games_json(self) -> list[JsonObject]:
         """Every game of the sandbox, newest first, as the watch list shows it."""
@@ -171,6 +178,17 @@ class HumanSeat:
             raise ApiError(400, f"That FEN cannot start a game: {problem}.")
         return self._challenge_and_wait(self.account, username, limit_s=limit_s, increment_s=increment_s,
                                         color=color, fen=fen)
+
+    def challenge_ai(self, level: int, *, limit_s: int, increment_s: int, color: str, fen: str | None) -> JsonObject:
+        """Plays the computer at *level* (1-8), as Lichess's ``POST /api/challenge/ai``: the game
+        starts at once (the computer always accepts).
+
+        :raises: :exc:`ApiError` (400) for a level this sandbox has not, a bad FEN, colour or clock.
+        """
+        username = self.computers.get(level)
+        if username is None:
+            raise ApiError(400, f"level must be one of {', '.join(map(str, sorted(self.computers)))}, not {level}")
+        return self.challenge(username, limit_s=limit_s, increment_s=increment_s, color=color, fen=fen)
 
     def exhibition(self, *, limit_s: int, increment_s: int) -> JsonObject:
         """Has the built-in opponent challenge the bot, for the person to watch."""

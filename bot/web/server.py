@@ -207,6 +207,17 @@ class PageHandler(JsonHandler):
                                             color=form.get("color", "random"), fen=fen)
         self._send_json(200, answer)
 
+    def challenge_ai(self, params: dict[str, str], form: dict[str, str]) -> None:
+        fen = form.get("fen", "").strip() or None
+        try:
+            level = int(form.get("level", ""))
+        except ValueError:
+            raise ApiError(400, f"level must be a whole number, not {form.get('level', '')!r}") from None
+        answer = self.server.seat.challenge_ai(level, limit_s=_clock(form, "clock.limit"),
+                                               increment_s=_clock(form, "clock.increment"),
+                                               color=form.get("color", "random"), fen=fen)
+        self._send_json(200, answer)
+
     def exhibition(self, params: dict[str, str], form: dict[str, str]) -> None:
         answer = self.server.seat.exhibition(limit_s=_clock(form, "clock.limit"),
                                              increment_s=_clock(form, "clock.increment"))
@@ -346,6 +357,7 @@ def _routes() -> list[tuple[str, re.Pattern[str], PageAction]]:
         ("GET", r"/api/stream/event", PageHandler.event_stream),
         ("GET", r"/api/board/game/stream/(?P<game>[A-Za-z0-9]+)", PageHandler.game_stream),
         ("GET", game + r"/pgn", PageHandler.pgn),
+        ("POST", r"/api/challenge/ai", PageHandler.challenge_ai),  # before a user named "ai"
         ("POST", r"/api/challenge/(?P<user>[A-Za-z0-9_-]+)", PageHandler.challenge),
         ("POST", r"/api/exhibition", PageHandler.exhibition),
         ("POST", game + r"/move/(?P<uci>[a-z0-9]+)", PageHandler.move),

@@ -1,12 +1,13 @@
 // Starting games: the challenge form (colour, clock, start position), rematches, the games of the
 // sandbox to watch, and the bot against its sparring partner.
-import { $, showNotice } from "./page.js";
+import { $, other, showNotice } from "./page.js";
 import { api, follow } from "./network.js";
 import { view, resultOf } from "./game.js";
 
 const MAX_FEN_CHARS = 120; // as the server's (bot/sandbox/human.py)
 const PRESETS = [[1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10]];
 let preset = [3, 2];
+let level = 1;
 let games = [];
 let events = null;
 
@@ -28,6 +29,32 @@ export function renderPresets() {
   }
 }
 
+// "The computer" at levels 1-8 (when the server has them), next to the bot.
+export function renderLevels() {
+  const levels = view.account.levels;
+  if (!levels.length) return;
+  $("computer-choice").hidden = false;
+  const list = $("levels");
+  for (const choice of levels) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.level = String(choice.level);
+    button.title = `Level ${choice.level}: ${choice.label}, about ${choice.elo} Elo`;
+    button.append(`Level ${choice.level}`, Object.assign(document.createElement("small"), { textContent: `${choice.elo} Elo` }));
+    button.setAttribute("aria-pressed", String(choice.level === level));
+    button.addEventListener("click", () => {
+      level = choice.level;
+      for (const other of list.children) other.setAttribute("aria-pressed", String(other === button));
+    });
+    list.appendChild(button);
+  }
+  for (const radio of document.querySelectorAll('input[name="opponent"]')) {
+    radio.addEventListener("change", () => { list.hidden = chosenOpponent() !== "computer"; });
+  }
+}
+
+const chosenOpponent = () => new FormData($("challenge-form")).get("opponent");
+
 function chosenClock() {
   if (preset) return { limit: preset[0] * 60, increment: preset[1] };
   return { limit: Math.round(Number($("custom-minutes").value) * 60), increment: Math.round(Number($("custom-increment").value)) };
@@ -42,13 +69,15 @@ function say(text, ok, reason = "") {
   if (text) message.scrollIntoView({ block: "nearest" });
 }
 
+// params.level: the computer at that level, else the bot.
 async function challenge(params) {
-  say(`Waiting for ${view.account.bot} to answer\u2026`, true);
+  say(params.level ? `Starting a game against the computer at level ${params.level}\u2026`
+    : `Waiting for ${view.account.bot} to answer\u2026`, true);
   $("challenge").disabled = true;
+  const form = { "clock.limit": params.limit, "clock.increment": params.increment, color: params.color, fen: params.fen };
   try {
-    const answer = await api(`/api/challenge/${view.account.bot}`, {
-      "clock.limit": params.limit, "clock.increment": params.increment, color: params.color, fen: params.fen,
-    });
+    const answer = params.level ? await api("/api/challenge/ai", { ...form, level: params.level })
+      : await api(`/api/challenge/${view.account.bot}`, form);
     if (answer.status === "accepted" && answer.gameId) {
       say("", true);
       location.hash = `#game/${answer.gameId}`;
@@ -73,15 +102,16 @@ function onChallengeSubmit(event) {
     say(`That is not a FEN: a FEN is one line of at most ${MAX_FEN_CHARS} characters, not ${fen.length}.`, false);
     return;
   }
-  challenge({ ...chosenClock(), color, fen });
+  challenge({ ...chosenClock(), color, fen, level: chosenOpponent() === "computer" ? level : null });
 }
 
 function rematch() {
   const state = view.state;
   const clock = state.clock ? { limit: state.clock.initial / 1000, increment: state.clock.increment / 1000 } : chosenClock();
   const fen = state.initialFen === view.account.startingFen ? "" : state.initialFen;
+  const computer = view.account.levels.find((choice) => choice.username === state[other(state.you)].name);
   $("new-game").hidden = false;
-  challenge({ ...clock, color: state.you === "white" ? "black" : "white", fen });
+  challenge({ ...clock, color: other(state.you), fen, level: computer ? computer.level : null });
 }
 
 // The games list changes with every move of every game (its ply counts): each game keeps its
@@ -143,6 +173,7 @@ export function stopFollowing() {
 }
 
 export function wire() {
+  renderLevels();
   $("challenge-form").addEventListener("submit", onChallengeSubmit);
   $("exhibition").addEventListener("click", exhibition);
   $("rematch").addEventListener("click", rematch);
