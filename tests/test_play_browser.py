@@ -7,6 +7,7 @@ so a 1+0 challenge shows its decline reason. Screenshots go to ``tests/screensho
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 import time
@@ -693,3 +694,40 @@ def test_a_finished_game_is_analysed_but_never_ones_own_running_game(puppet: Pup
     page.find("#close-analysis").click()
     page.board_css = "#board"
     page.wait.until(lambda d: page.find("#main").is_displayed())
+
+
+def test_a_review_marks_the_planted_blunder_and_its_pgn_carries_the_nag(puppet: Puppet, downloads: Path) -> None:
+    page = puppet.page
+    game_id = puppet.start_game(color="white", preset="5+3")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e3")
+    puppet.move(game_id, "d7d5")
+    page.wait_plies(2)
+    page.wait_your_move()
+    page.move_by_clicks("d1", "g4")  # the blunder: the c8 bishop takes the queen
+    puppet.move(game_id, "c8g4")
+    page.wait_plies(4)
+    page.find("#resign").click()
+    page.find("#resign").click()
+    page.wait_over()
+    page.find("#review").click()
+    page.wait.until(lambda d: page.find_all("#review-graph .white-area"))
+    assert page.read('return document.querySelector("#moves [data-ply=\\"3\\"]").dataset.judgement') == "blunder"
+    assert page.text('#moves [data-ply="3"] .nag') == "??"
+    assert "1 blunders" in page.text("#review-summary") or "1 blunder" in page.text("#review-summary")
+    assert page.find_all('#review-graph circle.blunder[data-ply="3"]')
+    page.find("#back").click()  # to the position before the blunder: the better move's arrow
+    page.find("#back").click()
+    page.wait.until(lambda d: page.ply() == 2 and page.find_all("#board .cg-shapes line"))
+    page.screenshot(SCREENSHOTS, "8-review")
+    page.find("#review-download").click()
+    downloaded = downloads / f"knightmate-{game_id}-review.pgn"
+    page.wait.until(lambda d: downloaded.exists() and downloaded.stat().st_size > 0)
+    import chess.pgn
+
+    import variant  # noqa: F401 (registers Knightmate with chess.pgn)
+
+    game = chess.pgn.read_game(io.StringIO(downloaded.read_text(encoding="utf-8")))
+    assert game is not None and not game.errors
+    third = list(game.mainline())[2]
+    assert third.san() == "Qg4" and chess.pgn.NAG_BLUNDER in third.nags

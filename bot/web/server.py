@@ -33,6 +33,7 @@ from bot.sandbox.human import HumanSeat
 from bot.sandbox.servers import JsonObject
 from bot.sandbox.world import ApiError
 from bot.web.analysis import Analyser, position_json, read_paste
+from bot.web.review import Reviewer
 
 #: The session cookie's name, before the port: cookies ignore ports, and two pages on two ports of
 #: one host must not take each other's session.
@@ -70,6 +71,7 @@ class PageServer(ClosingServer):
         self.key = key
         self.bot_pgn = bot_pgn
         self.analyser = analyser or Analyser(lambda: Engine(hash_mb=ANALYSIS_HASH_MB))
+        self.reviewer = Reviewer()
         super().__init__(address, PageHandler)
         self.port = self.server_address[1]
         self.cookie = f"{COOKIE_PREFIX}{self.port}"
@@ -302,6 +304,33 @@ class PageHandler(JsonHandler):
         finally:
             search.stop("the page left")
 
+    def review_stream(self, params: dict[str, str], form: dict[str, str]) -> None:
+        """A finished game's review: progress lines, then every move judged and the annotated PGN."""
+        game_id = params["game"]
+        seat = self.server.seat
+        if seat.game_json(game_id, legal_moves=False)["status"] == "started":
+            raise ApiError(409, "A game is reviewed once it is over.")
+        lines = self.server.reviewer.review(game_id, seat.pgn(game_id), KEEPALIVE_S / 5)
+        self._start_stream()
+        try:
+            for line in lines:
+                if seat.stopping:
+                    break
+                self._write_chunk(b"\n" if line is None else json.dumps(line).encode() + b"\n")
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            pass  # the page went away
+        finally:
+            lines.close()  # stops the review if it is still going
+
+    def review_pgn(self, params: dict[str, str], form: dict[str, str]) -> None:
+        game_id = params["game"]
+        text = self.server.reviewer.pgns.get(game_id)
+        if text is None:
+            raise ApiError(404, "That game has not been reviewed yet.")
+        self._send(200, text.encode(), "application/x-chess-pgn; charset=utf-8",
+                   {"Content-Disposition": f'attachment; filename="knightmate-{game_id}-review.pgn"'})
+
     def _query(self) -> dict[str, str]:
         return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query))
 
@@ -368,6 +397,8 @@ def _routes() -> list[tuple[str, re.Pattern[str], PageAction]]:
         ("POST", r"/api/analysis/import", PageHandler.analysis_import),
         ("GET", r"/api/analysis/position", PageHandler.analysis_position),
         ("GET", r"/api/analysis/stream", PageHandler.analysis_stream),
+        ("GET", r"/api/review/stream/(?P<game>[A-Za-z0-9]+)", PageHandler.review_stream),
+        ("GET", r"/api/review/(?P<game>[A-Za-z0-9]+)/pgn", PageHandler.review_pgn),
     ]
     return [(method, re.compile(pattern), action) for method, pattern, action in table]
 

@@ -157,6 +157,7 @@ export class Board {
 
   // Arrows and circles of the engine's ideas: [{from, to, brush}] (to: null for a circle).
   setArrows(arrows) {
+    if (arrows.length === 0 && this.ground.state.drawable.autoShapes.length === 0) return;
     this.ground.setAutoShapes(arrows.map((a) => ({ orig: a.from, dest: a.to || undefined, brush: a.brush })));
   }
 

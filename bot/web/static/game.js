@@ -4,6 +4,7 @@ import { $, afterPaint, metrics, other, showNotice } from "./page.js";
 import { api, follow } from "./network.js";
 import { Board } from "./board.js";
 import * as sounds from "./sounds.js";
+import * as review from "./review.js";
 
 const STATUS_TEXT = {
   mate: () => "Checkmate", resign: (loser) => `${loser} resigned`, stalemate: () => "Stalemate",
@@ -125,6 +126,7 @@ export function render() {
   const newPly = renderMoves();
   renderControls();
   renderChat();
+  board.setArrows(review.decorate(view.ply));
   // Last, after every change to the page: scrolling lays the page out, and laying it out before
   // the other changes would make the frame lay it out twice.
   if (newPly) newPly.scrollIntoView({ block: "nearest" });
@@ -248,6 +250,8 @@ function renderControls() {
   for (const id of ["resign", "abort", "rematch"]) $(id).hidden = !player;
   // Analysis of a game the person is playing never: the engine would play it for them.
   $("analyse-game").hidden = playing();
+  $("review").hidden = state.status === "started" || state.plies.length === 0 || !["mate", "resign", "stalemate",
+    "timeout", "draw", "outoftime", "variantEnd"].includes(state.status);
   $("resign").disabled = !playing() || state.plies.length < 2;
   $("abort").disabled = !state.abortable;
   $("draw").hidden = !view.account.drawOffers || !player;
@@ -351,6 +355,7 @@ export function openGame(gameId) {
   $("pgn").value = "";
   $("chat-lines").textContent = "";
   board.cancel();
+  review.reset();
   const controller = new AbortController();
   view.stream = controller;
   follow(`/api/board/game/stream/${gameId}`, (line) => {

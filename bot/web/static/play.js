@@ -8,6 +8,7 @@ import * as game from "./game.js";
 import * as lobby from "./lobby.js";
 import * as sounds from "./sounds.js";
 import * as analysis from "./analysis.js";
+import * as review from "./review.js";
 
 function onHash() {
   if (location.hash !== "#analysis" && analysis.isOpen()) analysis.close();
@@ -84,6 +85,7 @@ function wire() {
   });
   lobby.wire();
   analysis.wire();
+  review.wire();
   sounds.wireSwitch();
   window.addEventListener("hashchange", onHash);
   window.addEventListener("pagehide", onPageHide);
