@@ -28,7 +28,9 @@ logger = logging.getLogger(__name__)
 
 #: Seconds the engine searches each position of a reviewed game.
 REVIEW_MOVE_S = 0.15
-ANALYST = f"knightmate-bot built-in engine, {REVIEW_MOVE_S:g} s a position"
+#: The annotator the PGN names: the review is what ``knightmate-bot analyse --movetime-ms 150``
+#: writes for the game (the same analysis and :func:`~bot.analysis.annotated`, so the same text).
+ANALYST = f"knightmate-bot analyse (the built-in engine, {REVIEW_MOVE_S * 1000:g} ms a position)"
 
 
 class Reviewer:
