@@ -97,6 +97,8 @@ class Page:
 
     def __init__(self, driver: WebDriver) -> None:
         self.driver = driver
+        #: The board driven: the game's, or ``#analysis-board``.
+        self.board_css = "#board"
         # The board is drawn anew on every update: an element read a moment ago may be gone.
         self.wait = WebDriverWait(driver, WAIT_S, ignored_exceptions=(StaleElementReferenceException,))
 
@@ -113,9 +115,11 @@ class Page:
     def text(self, css: str) -> str:
         return str(self.find(css).text)
 
-    def challenge(self, *, color: str = "white", preset: str = "3+2", fen: str = "") -> None:
-        """Fills in the challenge form and sends it."""
-        self.find("#new-game").is_displayed()
+    def challenge(self, *, color: str = "white", preset: str = "3+2", fen: str = "", level: str = "") -> None:
+        """Fills in the challenge form and sends it: against the bot, or the computer at *level*."""
+        self.find(f'input[name="opponent"][value="{"computer" if level else "bot"}"]').click()
+        if level:
+            self.find(f'#levels button[data-level="{level}"]').click()
         self.find(f'input[name="color"][value="{color}"]').click()
         self.find(f'#presets button[data-preset="{preset}"]').click()
         field = self.find("#fen")
@@ -138,15 +142,16 @@ class Page:
         return fragment.removeprefix("#game/") if fragment.startswith("#game/") else None
 
     def ply(self) -> int | None:
-        value = self.find("#board").get_attribute("data-ply")
+        value = self.find(self.board_css).get_attribute("data-ply")
         return int(value) if value else None
 
     def fen(self) -> str:
-        return str(self.find("#board").get_attribute("data-fen"))
+        return str(self.find(self.board_css).get_attribute("data-fen"))
 
-    def read(self, script: str) -> Any:
-        """What *script* returns, read in one go (the page cannot redraw halfway through)."""
-        return self.driver.execute_script(script)
+    def read(self, script: str, *args: Any) -> Any:
+        """What *script* returns (given *args* as ``arguments``), read in one go (the page cannot
+        redraw halfway through)."""
+        return self.driver.execute_script(script, *args)
 
     def sans(self) -> list[str]:
         return list(self.read('return [...document.querySelectorAll("#moves .ply[data-ply]")].map(c => c.textContent)'))
@@ -156,19 +161,51 @@ class Page:
         return {side: int(self.read(f'return document.querySelector("#{side}-player .clock").dataset.ms'))
                 for side in ("top", "bottom")}
 
-    def square(self, name: str) -> WebElement:
-        return self.find(f'#board rect.sq[data-square="{name}"]')
+    def board(self) -> WebElement:
+        """chessgroundx's board element, on which clicks and drags land, scrolled wholly into view
+        (Selenium's offsets count from the centre of an element's visible part)."""
+        board = self.find(f"{self.board_css} cg-board")
+        self.driver.execute_script('arguments[0].scrollIntoView({block: "nearest"})', board)
+        return board
+
+    def offset(self, name: str) -> tuple[int, int]:
+        """Where square *name*'s centre is, from the board's centre, in CSS pixels as the board is turned."""
+        rect, black = self.read('const b = document.querySelector(arguments[0] + " cg-board").getBoundingClientRect();'
+                                ' return [[b.width, b.height],'
+                                ' document.querySelector(arguments[0]).classList.contains("orientation-black")]',
+                                self.board_css)
+        file, rank = "abcdefgh".index(name[0]), int(name[1]) - 1
+        column, row = (7 - file, rank) if black else (file, 7 - rank)
+        width, height = rect
+        return round((column + 0.5) * width / 8 - width / 2), round((row + 0.5) * height / 8 - height / 2)
 
     def piece_on(self, name: str) -> str | None:
-        piece = self.read(f'const p = document.querySelector(\'#pieces use[data-square="{name}"]\');'
-                          ' return p && p.dataset.piece')
+        """The piece shown on *name* (``wp``, ``bk``...), not counting one being dragged or fading out."""
+        piece = self.read(
+            'const p = [...document.querySelectorAll(arguments[1] + " cg-board piece")]'
+            '.find(p => p.cgKey === arguments[0]'
+            ' && !["ghost", "fading", "dragging"].some(c => p.classList.contains(c)));'
+            ' return p ? (p.classList.contains("white") ? "w" : "b") + p.className.match(/\\b(\\w)-piece/)[1] : null;',
+            name, self.board_css)
         return str(piece) if piece else None
 
+    def pieces_of(self, color: str) -> list[str]:
+        """The squares of *color*'s pieces as shown."""
+        return list(self.read('return [...document.querySelectorAll(arguments[1] + " cg-board piece." + arguments[0])]'
+                              '.filter(p => !p.classList.contains("ghost") && !p.classList.contains("fading"))'
+                              '.map(p => p.cgKey)', color, self.board_css))
+
+    def marked(self, kind: str) -> set[str]:
+        """The squares the board marks as *kind* (``move-dest``, ``check``, ``last-move``, ``current-premove``)."""
+        return set(self.read('return [...document.querySelectorAll(arguments[1] + " cg-board square." + arguments[0])]'
+                             '.map(s => s.cgKey)', kind, self.board_css))
+
     def targets(self) -> set[str]:
-        return set(self.read('return [...document.querySelectorAll("#targets .target")].map(t => t.dataset.square)'))
+        return self.marked("move-dest")
 
     def click(self, square: str) -> None:
-        self.square(square).click()
+        x, y = self.offset(square)
+        ActionChains(self.driver).move_to_element_with_offset(self.board(), x, y).click().perform()
 
     def move_by_clicks(self, origin: str, target: str) -> None:
         plies = len(self.sans())
@@ -178,8 +215,11 @@ class Page:
         self.wait_plies(plies + 1)
 
     def drag(self, origin: str, target: str) -> None:
-        ActionChains(self.driver).click_and_hold(self.square(origin)).move_to_element(self.square(target)) \
-            .release().perform()
+        board = self.board()
+        (x1, y1), (x2, y2) = self.offset(origin), self.offset(target)
+        ActionChains(self.driver).move_to_element_with_offset(board, x1, y1).click_and_hold() \
+            .move_to_element_with_offset(board, (x1 + x2) // 2, (y1 + y2) // 2) \
+            .move_to_element_with_offset(board, x2, y2).release().perform()
 
     def wait_plies(self, plies: int) -> None:
         """Until the move list has *plies* moves, confirmed by the server."""

@@ -12,6 +12,8 @@ shows the change is painted (a task posted from ``requestAnimationFrame``):
 * bot's move posted -> shown: from the instant the bot's move request reached the sandbox (the
   server's stamp of its request line, ``time.time()``) to the frame that shows it (``Date.now()``
   in the page: the same system clock, checked below): what the page adds beyond the bot's thinking;
+* the engine's report -> shown: on the analysis board, from the server's stamp of an engine report
+  (``time.time()``, as above) to the frame that shows its lines;
 * page load: navigation start to the load event, and to the first drawn board.
 
 The baseline, measured in the same run and page: a plain ``fetch`` of a small API answer (a
@@ -84,7 +86,7 @@ def play_one_game(page: Page, rng: random.Random, max_plies: int) -> str:
 
 def make_a_move(page: Page, rng: random.Random) -> None:
     plies = len(page.sans())
-    ours = page.read('return [...document.querySelectorAll("#pieces use[data-piece^=w]")].map(p => p.dataset.square)')
+    ours = page.pieces_of("white")
     for square in rng.sample(list(ours), len(ours)):
         page.click(square)
         targets = sorted(page.targets())
@@ -95,6 +97,16 @@ def make_a_move(page: Page, rng: random.Random) -> None:
             page.wait_plies(plies + 1)
             return
     raise RuntimeError("no piece of ours has a legal move, yet the page says it is our move")
+
+
+def analyse_a_position(page: Page, lines: int) -> None:
+    """Opens the analysis board on the start position and waits for *lines* of the engine's reports."""
+    page.find("#new").click()
+    page.find("#paste").clear()
+    page.find("#paste").send_keys("rmbqkbmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQkq - 0 1")
+    page.find("#analyse-paste").click()
+    page.wait.until(lambda d: len(d.execute_script("return window.kmMetrics.analysisLineMs")) >= lines)
+    page.find("#close-analysis").click()
 
 
 def clock_offset_ms(driver: Any, tries: int = 20) -> tuple[float, float]:
@@ -127,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=2, help="games to play (default: 2)")
     parser.add_argument("--move-time-ms", type=int, default=100, help="the bot's time per move (default: 100)")
     parser.add_argument("--max-plies", type=int, default=160, help="resign a game this long (default: 160)")
+    parser.add_argument("--analysis-lines", type=int, default=8,
+                        help="the engine's reports to wait for on the analysis board (default: 8)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     problem = browser_page.missing()
@@ -143,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             page = Page(driver)
             page.open(url)
             results = [play_one_game(page, rng, args.max_plies) for _ in range(args.games)]
+            analyse_a_position(page, args.analysis_lines)
             metrics: dict[str, Any] = driver.execute_script("return window.kmMetrics")
             baseline = driver.execute_async_script(BASELINE_SCRIPT)
             offset_ms, offset_error_ms = clock_offset_ms(driver)
@@ -160,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     print(line("click -> move shown", metrics["clickToShown"], baseline_ms))
     print(line("click -> move confirmed", metrics["clickToConfirmed"], baseline_ms))
     print(line("bot's move posted -> shown", metrics["botMoveToShown"], baseline_ms))
+    print(line("engine's report -> shown", metrics["analysisLineMs"], baseline_ms))
     print(f"{'page load (a game page)':<30} load event {load[0]:.0f} ms, board drawn {load[1]:.0f} ms, "
           f"game shown {load[2]:.0f} ms after navigation start")
     return 0

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import chess
+import chess.pgn
 import pytest
 import requests
 
@@ -164,14 +165,14 @@ def test_working_out_a_positions_legal_moves_holds_no_lock_the_sandbox_needs(
     game_id = served.new_game()
     seat = served.page.seat
     working, done = threading.Event(), threading.Event()
-    worked_out = human._legal_moves
+    worked_out = human.legal_moves_json
 
     def legal_moves_held_open(board: chess.Board) -> list[dict[str, Any]]:
         working.set()
         done.wait(10)
         return worked_out(board)
 
-    monkeypatch.setattr(human, "_legal_moves", legal_moves_held_open)
+    monkeypatch.setattr(human, "legal_moves_json", legal_moves_held_open)
     states: list[dict[str, Any]] = []
     reader = threading.Thread(target=lambda: states.append(seat.game_json(game_id)))
     reader.start()
@@ -267,6 +268,41 @@ def test_the_pgn_so_far_comes_from_the_sandbox_while_no_bot_file_exists(served: 
     response = served.get(f"/api/board/game/{game_id}/pgn")
     assert response.status_code == 200 and "attachment" in response.headers["Content-Disposition"]
     assert "1. e4 *" in response.text and '[Variant "Knightmate"]' in response.text
+    headers = chess.pgn.read_headers(io.StringIO(response.text))
+    assert headers is not None
+    assert headers["White"] == "you" and headers["Black"] == "statue" and headers["TimeControl"] == "180+2"
+    assert headers["Event"] == "knightmate-bot play" and "?" not in headers["Date"] and headers["Result"] == "*"
+
+
+def test_a_paste_too_long_for_a_fen_is_refused_without_being_echoed(served: Served) -> None:
+    paste = "1. e4 e5 2. Nf3 " * 1000
+    response = served.post("/api/challenge/statue", {"clock.limit": 180, "clock.increment": 2, "color": "white",
+                                                     "fen": paste})
+    assert response.status_code == 400
+    assert response.json()["error"] == ("That is not a FEN: a FEN is one line of at most 120 characters, "
+                                        f"not {len(paste.strip())}.")
+
+
+def test_the_vendored_board_pieces_and_sounds_are_served_and_nothing_beside_them(served: Served) -> None:
+    board = served.get("/static/vendor/chessgroundx.js")
+    assert board.status_code == 200 and board.headers["Content-Type"].startswith("text/javascript")
+    assert "export{" in board.text and "Chessground" in board.text
+    assert "GNU GENERAL PUBLIC LICENSE" in served.get("/static/vendor/chessgroundx-license.txt").text
+    assert served.get("/static/pieces/wm.svg").headers["Content-Type"] == "image/svg+xml"
+    assert served.get("/static/sounds/move.wav").content[:4] == b"RIFF"
+    for path in ("/static/vendor/README.md", "/static/other/x.js", "/static/vendor/../../server.py",
+                 "/static/vendor/sub/x.js", "/static/%2e%2e/__init__.py"):
+        assert served.get(path).status_code == 404, path
+
+
+def test_the_shipped_pieces_and_sounds_are_what_their_scripts_make() -> None:
+    import make_pieces
+    import make_sounds
+
+    for name, text in make_pieces.pieces().items():
+        assert (make_pieces.OUT / name).read_text(encoding="utf-8") == text, name
+    for name in make_sounds.SOUNDS:
+        assert (make_sounds.OUT / f"{name}.wav").read_bytes() == make_sounds.wav_bytes(name), name
 
 
 def test_play_binds_ip_addresses_only() -> None:
@@ -318,3 +354,114 @@ def test_the_play_command_prints_its_address_serves_the_page_and_stops_on_ctrl_c
         guard.cancel()
         process.kill()
         process.stdout.close()
+
+
+# The analysis board's server side.
+
+GAME_PGN = """[Event "a game"]
+[White "A"]
+[Black "B"]
+
+1. c3 c6 2. Mc2 Mc7 3. Md3 *
+"""
+
+
+def test_a_pasted_pgn_is_read_into_plies_with_san_and_positions(served: Served) -> None:
+    game = served.post("/api/analysis/import", {"text": GAME_PGN}).json()
+    assert [ply["san"] for ply in game["plies"]] == ["c3", "c6", "Mc2", "Mc7", "Md3"]
+    board = KnightmateBoard()
+    for ply in game["plies"]:
+        board.push_uci(ply["uci"])
+        assert ply["fen"] == board.fen()
+    assert game["headers"]["White"] == "A"
+    fen_only = served.post("/api/analysis/import", {"text": "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"}).json()
+    assert fen_only == {"initialFen": "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "plies": [], "headers": {}}
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "Paste a FEN or a PGN game first."),
+    ("hello, this is not chess", "That is neither a FEN nor a PGN game."),
+    ("x" * 20_001, "That paste is 20001 characters long; a FEN or a PGN game is at most 20000."),
+    ("rmbq1bmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQ - 0 1",
+     "That is not a Knightmate FEN: invalid Knightmate position (black has no royal knight)."),
+    ("1. e4 e5 2. Ke3 *", "That PGN cannot be read: illegal san: 'Ke3'"),
+    ('[Variant "Crazyhouse"]\n\n1. e4 *', "That game is not Knightmate (its Variant is 'Crazyhouse')."),
+])
+def test_a_hostile_paste_gets_one_clear_sentence(served: Served, text: str, message: str) -> None:
+    response = served.post("/api/analysis/import", {"text": text})
+    assert response.status_code == 400
+    assert response.json()["error"].startswith(message), response.json()["error"]
+
+
+def test_a_position_comes_with_its_legal_moves_and_outcome(served: Served) -> None:
+    position = served.get("/api/analysis/position?fen=" + requests.utils.quote(KnightmateBoard().fen())).json()
+    assert len(position["legalMoves"]) == KnightmateBoard().legal_moves.count() and position["outcome"] is None
+    mate = served.get("/api/analysis/position?fen=" + requests.utils.quote("8/8/8/4R3/3K1Qk1/8/8/8 b - - 1 1")).json()
+    assert position["turn"] == "white" and mate["legalMoves"] == []
+    assert mate["outcome"] == {"result": "1-0", "termination": "checkmate"}
+
+
+def test_the_engine_lines_stream_deepen_and_stop_when_the_page_leaves(served: Served) -> None:
+    fen = "8/5Q2/8/4R3/3K2k1/8/8/8 w - - 0 1"  # Qf4 mates
+    url = f"{served.url}/api/analysis/stream?fen={requests.utils.quote(fen)}&multipv=2"
+    depths = []
+    with served.session.get(url, stream=True, timeout=10) as response:
+        assert response.status_code == 200
+        for raw in response.iter_lines():
+            if not raw:
+                continue
+            line = json.loads(raw)
+            assert line["type"] == "info" and len(line["lines"]) == 2
+            depths.append(line["depth"])
+            if len(depths) == 4:
+                break
+    assert depths == sorted(depths) and depths[-1] > depths[0]
+    assert line["lines"][0]["san"][0] == "Qf4#" and line["lines"][0]["mate"] == 1
+    assert len(line["lines"][0]["fen"]) == len(line["lines"][0]["uci"])
+    search = served.page.analyser.current
+    assert search is not None and search.wait_stopped(timeout=5)  # at the first keep-alive that finds no page
+
+
+def test_no_analysis_while_the_person_plays_a_game(served: Served) -> None:
+    served.new_game()
+    response = served.get("/api/analysis/stream?fen=" + requests.utils.quote(KnightmateBoard().fen()))
+    assert response.status_code == 409 and "finish it first" in response.json()["error"]
+
+
+# The computer at your level: POST /api/challenge/ai, as Lichess's Board API has it.
+
+@pytest.fixture
+def with_computer() -> Iterator[Served]:
+    with Sandbox("lichess") as sandbox:
+        sandbox.add_opponent("statue", strategy="idle")
+        sandbox.add_opponent("computer-1", strategy="level1")
+        seat = sandbox.add_person("you", bot="statue", computers={1: "computer-1"})
+        with PageServer(("127.0.0.1", 0), seat, KEY, lambda game_id: None) as page:
+            thread = threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.1})
+            thread.start()
+            try:
+                yield Served(sandbox, page)
+            finally:
+                sandbox.stop()
+                page.shutdown()
+                page.close_connections()
+                thread.join()
+
+
+def test_the_computer_at_level_1_plays_at_once(with_computer: Served) -> None:
+    account = with_computer.get("/api/account").json()
+    assert account["levels"] == [{"level": 1, "elo": 600, "label": "beginner", "username": "computer-1"}]
+    answer = with_computer.post("/api/challenge/ai", {"level": 1, "clock.limit": 300, "clock.increment": 3,
+                                                      "color": "black", "fen": ""}).json()
+    assert answer["status"] == "accepted"
+    record = with_computer.sandbox.wait_moves(answer["gameId"], 1, timeout=10)  # White, the computer, moved
+    assert record.white == "computer-1" and record.black == "you"
+    assert record.moves[0] in {move.uci() for move in KnightmateBoard().legal_moves}
+
+
+@pytest.mark.parametrize(("level", "message"), [("9", "level must be one of 1, not 9"),
+                                                ("one", "level must be a whole number, not 'one'")])
+def test_a_level_there_is_not_is_refused(with_computer: Served, level: str, message: str) -> None:
+    response = with_computer.post("/api/challenge/ai", {"level": level, "clock.limit": 300, "clock.increment": 3,
+                                                        "color": "white", "fen": ""})
+    assert response.status_code == 400 and response.json()["error"] == message

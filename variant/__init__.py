@@ -17,12 +17,13 @@ from variant.board import (
     STARTING_FEN,
     GameMoveError,
     KnightmateBoard,
+    describe_status,
     insufficient_material,
 )
 from variant.perft import perft
 
 __all__ = ["COMMONER", "ROYAL_KNIGHT", "STARTING_BOARD_FEN", "STARTING_FEN", "GameMoveError", "KnightmateBoard",
-           "insufficient_material", "perft"]
+           "describe_status", "insufficient_material", "perft"]
 
 if KnightmateBoard not in chess.variant.VARIANTS:
     chess.variant.VARIANTS.append(KnightmateBoard)

@@ -64,6 +64,32 @@ _STATUS_REJECTED_BY_SET_FEN = {
 }
 
 
+#: What each of python-chess's position problems means in Knightmate's words (its "king" is the
+#: royal knight), for a person who typed the FEN.
+_STATUS_WORDS = {
+    chess.STATUS_NO_WHITE_KING: "White has no royal knight (K)",
+    chess.STATUS_NO_BLACK_KING: "Black has no royal knight (k)",
+    chess.STATUS_TOO_MANY_KINGS: "a side has more than one royal knight",
+    chess.STATUS_TOO_MANY_WHITE_PAWNS: "White has more than 8 pawns",
+    chess.STATUS_TOO_MANY_BLACK_PAWNS: "Black has more than 8 pawns",
+    chess.STATUS_PAWNS_ON_BACKRANK: "a pawn stands on the first or last rank",
+    chess.STATUS_TOO_MANY_WHITE_PIECES: "White has more than 16 pieces",
+    chess.STATUS_TOO_MANY_BLACK_PIECES: "Black has more than 16 pieces",
+    chess.STATUS_BAD_CASTLING_RIGHTS: "the castling rights do not match the royal knights and rooks",
+    chess.STATUS_INVALID_EP_SQUARE: "the en passant square is impossible",
+    chess.STATUS_OPPOSITE_CHECK: "the side that just moved is in check",
+    chess.STATUS_EMPTY: "the board is empty",
+    chess.STATUS_TOO_MANY_CHECKERS: "the side to move is checked by more pieces than a move can make",
+    chess.STATUS_IMPOSSIBLE_CHECK: "the check could not have come from a move",
+}
+
+
+def describe_status(status: chess.Status) -> str:
+    """A position's problems (:meth:`chess.Board.status`) in Knightmate's words, joined by "; "."""
+    words = [text for flag, text in _STATUS_WORDS.items() if status & flag]
+    return "; ".join(dict.fromkeys(words)) or f"{status!r}"
+
+
 class KnightmateBoard(chess.Board):
     """A :class:`chess.Board` that plays Knightmate.
 
@@ -282,7 +308,7 @@ class KnightmateBoard(chess.Board):
         except ValueError as error:
             return f"not a Knightmate FEN: {error}"
         if not board.is_valid():
-            return f"not a legal Knightmate position ({board.status()!r})"
+            return f"not a legal Knightmate position: {describe_status(board.status())}"
         if board.outcome() is not None:
             return "the game would already be over"
         return None

@@ -24,6 +24,7 @@ from bot.cli import operations
 from bot.cli.stopping import event_on_signals
 from bot.cli.wiring import BotThread
 from bot.config import Secret, Settings
+from bot.engine.levels import LEVELS
 from bot.games.storage import pgn_path
 from bot.loopback import is_loopback
 from bot.sandbox import Sandbox
@@ -32,6 +33,8 @@ from bot.web.server import PageServer
 BOT = "knightmate-bot"
 PERSON = "you"
 OPPONENT = "sparring"
+#: The computer at level N is the account ``computer-N``.
+COMPUTER = "computer"
 #: How long the bot may take to open its event stream before ``play`` gives up.
 BOT_START_TIMEOUT_S = 60.0
 #: How long the page waits for the bot's PGN file of a game that just ended.
@@ -82,7 +85,10 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
     with tempfile.TemporaryDirectory(prefix="knightmate-play-") as temporary, Sandbox(dialect) as sandbox:
         sandbox.add_account(BOT, token=token, bot=True)
         sandbox.add_opponent(OPPONENT, bot=True, strategy="engine")
-        seat = sandbox.add_person(PERSON, bot=BOT, opponent=OPPONENT)
+        computers = {level.number: f"{COMPUTER}-{level.number}" for level in LEVELS}
+        for number, username in computers.items():
+            sandbox.add_opponent(username, bot=True, strategy=f"level{number}")
+        seat = sandbox.add_person(PERSON, bot=BOT, opponent=OPPONENT, computers=computers)
         bot_settings = sandbox_settings(settings, sandbox.url, dialect, Path(temporary))
         bot = BotThread(bot_settings, Secret(token), stop).start()
         try:
@@ -105,6 +111,7 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
                 stop.wait()  # set by a signal, the caller, or the bot thread when the bot stops
                 bot.join()
                 sandbox.stop()  # ends the page's streams too
+                page.analyser.stop()
                 page.shutdown()
                 page.close_connections()
                 serving.join()

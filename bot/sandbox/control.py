@@ -151,12 +151,14 @@ class Sandbox:
             raise ValueError(f"unknown opponent strategy {strategy!r} (one of {', '.join(STRATEGIES)})")
         self._world.add_account(Account(username, None, bot, rating, strategy, accepts_challenges))
 
-    def add_person(self, username: str, *, bot: str, opponent: str | None = None) -> HumanSeat:
+    def add_person(self, username: str, *, bot: str, opponent: str | None = None,
+                   computers: dict[int, str] | None = None) -> HumanSeat:
         """A person's account, played through the human seat (:mod:`bot.sandbox.human`) rather than
-        the Bot API: the seat challenges *bot*, and has the built-in *opponent* challenge it."""
+        the Bot API: the seat challenges *bot*, has the built-in *opponent* challenge it, and plays
+        the *computers* (opponents of the ``level`` strategies, by level)."""
         account = Account(username, None, bot=False)
         self._world.add_account(account)
-        return HumanSeat(self._world, account, bot=bot, opponent=opponent)
+        return HumanSeat(self._world, account, bot=bot, opponent=opponent, computers=computers)
 
     # Challenges.
 

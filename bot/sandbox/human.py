@@ -25,6 +25,7 @@ from typing import TypeVar
 import chess
 import chess.pgn
 
+from bot.engine.levels import LEVELS
 from bot.sandbox.model import Account, Challenge, Game, board_from_fen, color_name
 from bot.sandbox.servers import JsonObject
 from bot.sandbox.world import ApiError, World
@@ -34,6 +35,10 @@ T = TypeVar("T")
 
 #: How long a challenge request waits for the bot's answer before it withdraws the challenge.
 ANSWER_TIMEOUT_S = 30.0
+
+#: The longest FEN the seat reads (a real one is under 90 characters); a longer paste is refused
+#: without being echoed back.
+MAX_FEN_CHARS = 120
 
 #: The sentence the page shows for each decline reason key (the keys both servers understand).
 DECLINE_TEXTS = {
@@ -57,11 +62,14 @@ class HumanSeat:
     :param opponent: the built-in opponent that :meth:`exhibition` sets against *bot*.
     """
 
-    def __init__(self, world: World, account: Account, *, bot: str, opponent: str | None = None) -> None:
+    def __init__(self, world: World, account: Account, *, bot: str, opponent: str | None = None,
+                 computers: dict[int, str] | None = None) -> None:
         self.world = world
         self.account = account
         self.bot = bot
         self.opponent = opponent
+        #: The built-in computer opponents by level (1-8), which :meth:`challenge_ai` plays.
+        self.computers = computers or {}
         #: Guards the two caches below, worked out outside the world's lock.
         self._cache_lock = threading.Lock()
         self._plies: dict[str, list[JsonObject]] = {}
@@ -72,7 +80,10 @@ class HumanSeat:
     def account_json(self) -> JsonObject:
         return {"username": self.account.username, "bot": self.bot, "opponent": self.opponent,
                 "dialect": self.world.dialect.name, "drawOffers": self.world.dialect.lichess_extras,
-                "startingFen": board_from_fen(None).fen()}
+                "startingFen": board_from_fen(None).fen(),
+                "levels": [{"level": level.number, "elo": level.elo, "label": level.label,
+                            "username": self.computers[level.number]}
+                           for level in LEVELS if level.number in self.computers]}
 
     def games_json(self) -> list[JsonObject]:
         """Every game of the sandbox, newest first, as the watch list shows it."""
@@ -104,7 +115,7 @@ class HumanSeat:
                 "moves": " ".join(moves),
                 "fen": fen,
                 "turn": color_name(board.turn),
-                "check": _check_square(board),
+                "check": check_square(board),
                 "wtime": game.remaining_ms(chess.WHITE, now), "btime": game.remaining_ms(chess.BLACK, now),
                 "winc": game.increment_ms, "binc": game.increment_ms,
                 "clockRunning": game.clock_running,
@@ -125,6 +136,14 @@ class HumanSeat:
             state["legalMoves"] = (self._legal_moves_of(game_id, len(moves), fen, work_out=legal_moves)
                                    if wants_moves else [])
         return state
+
+    def playing_game(self) -> str | None:
+        """The id of a game the person plays that is not over, if any."""
+        with self.world.cond:
+            for game in self.world.games.values():
+                if not game.over and game.color_of(self.account) is not None:
+                    return game.id
+        return None
 
     def version(self, game_id: str | None) -> tuple[object, ...]:
         """What changes whenever something the page shows changes: of one game, or (None) of the list."""
@@ -151,11 +170,25 @@ class HumanSeat:
 
         :raises: :exc:`ApiError` (400) for a bad FEN, colour or clock.
         """
+        if fen is not None and len(fen) > MAX_FEN_CHARS:
+            raise ApiError(400, f"That is not a FEN: a FEN is one line of at most {MAX_FEN_CHARS} characters, "
+                                f"not {len(fen)}.")
         problem = KnightmateBoard.start_position_problem(fen)
         if problem is not None:
             raise ApiError(400, f"That FEN cannot start a game: {problem}.")
         return self._challenge_and_wait(self.account, username, limit_s=limit_s, increment_s=increment_s,
                                         color=color, fen=fen)
+
+    def challenge_ai(self, level: int, *, limit_s: int, increment_s: int, color: str, fen: str | None) -> JsonObject:
+        """Plays the computer at *level* (1-8), as Lichess's ``POST /api/challenge/ai``: the game
+        starts at once (the computer always accepts).
+
+        :raises: :exc:`ApiError` (400) for a level this sandbox has not, a bad FEN, colour or clock.
+        """
+        username = self.computers.get(level)
+        if username is None:
+            raise ApiError(400, f"level must be one of {', '.join(map(str, sorted(self.computers)))}, not {level}")
+        return self.challenge(username, limit_s=limit_s, increment_s=increment_s, color=color, fen=fen)
 
     def exhibition(self, *, limit_s: int, increment_s: int) -> JsonObject:
         """Has the built-in opponent challenge the bot, for the person to watch."""
@@ -190,14 +223,27 @@ class HumanSeat:
         self.world.chat(self.account, game_id, "player", text.strip()[:140], bot_only=False)
 
     def pgn(self, game_id: str) -> str:
-        """The game so far as PGN, from the sandbox's own record (the page prefers the bot's file);
-        written outside the world's lock (the SAN of 100 plies takes python-chess 3 ms)."""
+        """The game so far as PGN, from the sandbox's own record (the page prefers the bot's file
+        once the game is over), with the headers the bot's file has: event, site, date, players,
+        result, variant, time control. Written outside the world's lock (the SAN of 100 plies takes
+        python-chess 3 ms)."""
         with self.world.cond:
             game = self._game(game_id)
             board, white, black = game.board.copy(), game.white.username, game.black.username
+            status, winner = game.status, game.winner
+            clock = f"{game.initial_ms // 1000}+{game.increment_ms // 1000}" if game.has_clock else "-"
+            started_s = time.time() - (time.monotonic() - game.created_at)
         record = chess.pgn.Game.from_board(board)
-        record.headers["White"] = white
-        record.headers["Black"] = black
+        headers = record.headers
+        headers["Event"] = "knightmate-bot play"
+        headers["Site"] = f"knightmate-bot play sandbox, game {game_id}"
+        headers["Date"] = time.strftime("%Y.%m.%d", time.localtime(started_s))
+        headers["Round"] = "-"  # PGN's "not applicable": a game of its own
+        headers["White"] = white
+        headers["Black"] = black
+        headers["Result"] = _pgn_result(status, winner)
+        headers["Variant"] = "Knightmate"
+        headers["TimeControl"] = clock
         return str(record) + "\n"
 
     # Internals.
@@ -244,7 +290,7 @@ class HumanSeat:
             for uci in moves[len(plies):]:
                 move = board.parse_uci(uci)
                 san = board.san_and_push(move)
-                plies.append({"uci": uci, "san": san, "fen": board.fen(), "check": _check_square(board)})
+                plies.append({"uci": uci, "san": san, "fen": board.fen(), "check": check_square(board)})
         return plies[:len(moves)]
 
     def _legal_moves_of(self, game_id: str, ply: int, fen: str, *, work_out: bool) -> list[JsonObject] | None:
@@ -256,7 +302,7 @@ class HumanSeat:
             return moves
         if not work_out:
             return None
-        moves = _legal_moves(board_from_fen(fen))
+        moves = legal_moves_json(board_from_fen(fen))
         self._legal[game_id] = (ply, moves)
         return moves
 
@@ -271,17 +317,26 @@ def _answer(challenge: Challenge, answered: bool) -> JsonObject:
             "message": text}
 
 
+def _pgn_result(status: str, winner: chess.Color | None) -> str:
+    """PGN's result of a game in *status*: "*" while it goes on or when it never really started."""
+    if status in ("started", "created", "aborted", "noStart"):
+        return "*"
+    if winner is not None:
+        return "1-0" if winner == chess.WHITE else "0-1"
+    return "1/2-1/2"
+
+
 def _player(account: Account) -> JsonObject:
     return {"name": account.username, "title": account.title, "rating": account.rating}
 
 
-def _check_square(board: chess.Board) -> str | None:
+def check_square(board: chess.Board) -> str | None:
     """The checked royal knight's square, if the side to move is in check."""
     royal = board.king(board.turn)
     return chess.square_name(royal) if royal is not None and board.is_check() else None
 
 
-def _legal_moves(board: chess.Board) -> list[JsonObject]:
+def legal_moves_json(board: chess.Board) -> list[JsonObject]:
     moves = []
     for move in board.legal_moves:
         uci = board.uci(move)

@@ -1,7 +1,9 @@
 """In-process opponents: accounts the sandbox plays itself, one thread per game.
 
 A strategy picks a move for a position: ``random`` (any legal move), ``engine`` (our engine with a
-short move time; the random mover stands in while the engine cannot be imported or fails) or
+short move time; the random mover stands in while the engine cannot be imported or fails),
+``level1`` to ``level8`` (our engine at that level of :data:`bot.engine.levels.LEVELS`: "the
+computer" a person plays on the page, as Lichess's ``/api/challenge/ai`` has it) or
 ``idle`` (never moves, for testing aborts and flags) or ``gone`` (never moves, and the world treats
 its player as having left the game). An :class:`OpponentPlayer` waits for its turn
 on the world's condition and plays through the same referee as posted moves. Opponents never
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import chess
 
+from bot.engine.levels import LEVELS
 from bot.sandbox.model import Account, Game
 from variant import KnightmateBoard
 
@@ -25,7 +28,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-STRATEGIES = ("random", "engine", "idle", "gone")
+#: The longest a level opponent thinks; the levels' own depth and node limits make the low ones
+#: answer in milliseconds.
+LEVEL_MOVETIME_MS = 1000
+LEVEL_STRATEGIES = tuple(f"level{level.number}" for level in LEVELS)
+STRATEGIES = ("random", "engine", "idle", "gone", *LEVEL_STRATEGIES)
 
 
 class Strategy:
@@ -80,7 +87,24 @@ class EngineMover(Strategy):
         return move
 
 
+class LevelMover(Strategy):
+    """Our engine at one of the named levels (``Engine(elo=...)``), its own hash table per game."""
+
+    def __init__(self, elo: int) -> None:
+        from bot.engine import Engine
+
+        self._engine = Engine(hash_mb=8, elo=elo)
+
+    def choose(self, board: KnightmateBoard) -> chess.Move | None:
+        from bot.engine import Limits
+
+        move: chess.Move | None = self._engine.search(board.copy(), Limits(movetime_ms=LEVEL_MOVETIME_MS)).move
+        return move
+
+
 def make_strategy(name: str, *, movetime_ms: int, rng: random.Random) -> Strategy:
+    if name in LEVEL_STRATEGIES:
+        return LevelMover(LEVELS[LEVEL_STRATEGIES.index(name)].elo)
     if name == "random":
         return RandomMover(rng)
     if name == "engine":

@@ -27,10 +27,13 @@ from collections.abc import Callable, Iterator
 from http.cookies import SimpleCookie
 from importlib import resources
 
+from bot.engine import Engine
 from bot.sandbox.handler import ClosingServer, JsonHandler
 from bot.sandbox.human import HumanSeat
 from bot.sandbox.servers import JsonObject
 from bot.sandbox.world import ApiError
+from bot.web.analysis import Analyser, position_json, read_paste
+from bot.web.review import Reviewer
 
 #: The session cookie's name, before the port: cookies ignore ports, and two pages on two ports of
 #: one host must not take each other's session.
@@ -41,12 +44,19 @@ CSRF_HEADER = "X-Knightmate-Play"
 KEEPALIVE_S = 5.0
 
 STATIC_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
-                ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}
+                ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml", ".wav": "audio/wav",
+                ".txt": "text/plain; charset=utf-8"}
+#: A static file's name: in the folder itself or one of its subfolders (the vendored board, the
+#: pieces, the sounds); no other path reaches the disk.
+STATIC_NAME = re.compile(r"(?:(?:vendor|pieces|sounds)/)?[a-z0-9-]+\.[a-z]+")
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+
+#: The analysis board's engine: the built-in one, with its own hash table.
+ANALYSIS_HASH_MB = 32
 
 #: Fetches the bot's own PGN file of a finished game, or None when there is none.
 PgnSource = Callable[[str], "str | None"]
@@ -55,10 +65,13 @@ PgnSource = Callable[[str], "str | None"]
 class PageServer(ClosingServer):
     """The page and the human seat's API, for one person holding *key*."""
 
-    def __init__(self, address: tuple[str, int], seat: HumanSeat, key: str, bot_pgn: PgnSource) -> None:
+    def __init__(self, address: tuple[str, int], seat: HumanSeat, key: str, bot_pgn: PgnSource,
+                 analyser: Analyser | None = None) -> None:
         self.seat = seat
         self.key = key
         self.bot_pgn = bot_pgn
+        self.analyser = analyser or Analyser(lambda: Engine(hash_mb=ANALYSIS_HASH_MB))
+        self.reviewer = Reviewer()
         super().__init__(address, PageHandler)
         self.port = self.server_address[1]
         self.cookie = f"{COOKIE_PREFIX}{self.port}"
@@ -163,10 +176,10 @@ class PageHandler(JsonHandler):
             return
         name = "index.html" if url.path == "/" else url.path.removeprefix("/static/")
         suffix = name[name.rfind("."):] if "." in name else ""
-        if not re.fullmatch(r"[a-z0-9-]+\.[a-z]+", name) or suffix not in STATIC_TYPES:
+        if not STATIC_NAME.fullmatch(name) or suffix not in STATIC_TYPES:
             self._send_json(404, {"error": "Not found"})
             return
-        resource = resources.files("bot.web").joinpath("static", name)
+        resource = resources.files("bot.web").joinpath("static", *name.split("/"))
         if not resource.is_file():
             self._send_json(404, {"error": "Not found"})
             return
@@ -194,6 +207,17 @@ class PageHandler(JsonHandler):
         answer = self.server.seat.challenge(params["user"], limit_s=_clock(form, "clock.limit"),
                                             increment_s=_clock(form, "clock.increment"),
                                             color=form.get("color", "random"), fen=fen)
+        self._send_json(200, answer)
+
+    def challenge_ai(self, params: dict[str, str], form: dict[str, str]) -> None:
+        fen = form.get("fen", "").strip() or None
+        try:
+            level = int(form.get("level", ""))
+        except ValueError:
+            raise ApiError(400, f"level must be a whole number, not {form.get('level', '')!r}") from None
+        answer = self.server.seat.challenge_ai(level, limit_s=_clock(form, "clock.limit"),
+                                               increment_s=_clock(form, "clock.increment"),
+                                               color=form.get("color", "random"), fen=fen)
         self._send_json(200, answer)
 
     def exhibition(self, params: dict[str, str], form: dict[str, str]) -> None:
@@ -249,17 +273,81 @@ class PageHandler(JsonHandler):
 
         self._stream(lambda: seat.version(game_id), lines)
 
+    def analysis_import(self, params: dict[str, str], form: dict[str, str]) -> None:
+        self._send_json(200, read_paste(form.get("text", "")))
+
+    def analysis_position(self, params: dict[str, str], form: dict[str, str]) -> None:
+        self._send_json(200, position_json(self._query().get("fen", "")))
+
+    def analysis_stream(self, params: dict[str, str], form: dict[str, str]) -> None:
+        """The engine's lines for one position, as they come; the search stops when the page
+        leaves (a keep-alive that cannot be written) or starts another. Never while the person
+        plays a game: the engine would be theirs to consult."""
+        playing = self.server.seat.playing_game()
+        if playing is not None:
+            raise ApiError(409, "No analysis while you play a game: finish it first.")
+        query = self._query()
+        try:
+            multipv = int(query.get("multipv", "1"))
+        except ValueError:
+            raise ApiError(400, "multipv must be a whole number") from None
+        search = self.server.analyser.start(query.get("fen", ""), multipv)
+        self._start_stream()
+        try:
+            for line in search.lines(KEEPALIVE_S / 5):
+                if self.server.seat.stopping:
+                    search.stop("the server stopped")
+                self._write_chunk(b"\n" if line is None else json.dumps(line).encode() + b"\n")
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            pass  # the page went away
+        finally:
+            search.stop("the page left")
+
+    def review_stream(self, params: dict[str, str], form: dict[str, str]) -> None:
+        """A finished game's review: progress lines, then every move judged and the annotated PGN."""
+        game_id = params["game"]
+        seat = self.server.seat
+        if seat.game_json(game_id, legal_moves=False)["status"] == "started":
+            raise ApiError(409, "A game is reviewed once it is over.")
+        lines = self.server.reviewer.review(game_id, seat.pgn(game_id), KEEPALIVE_S / 5)
+        self._start_stream()
+        try:
+            for line in lines:
+                if seat.stopping:
+                    break
+                self._write_chunk(b"\n" if line is None else json.dumps(line).encode() + b"\n")
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            pass  # the page went away
+        finally:
+            lines.close()  # stops the review if it is still going
+
+    def review_pgn(self, params: dict[str, str], form: dict[str, str]) -> None:
+        game_id = params["game"]
+        text = self.server.reviewer.pgns.get(game_id)
+        if text is None:
+            raise ApiError(404, "That game has not been reviewed yet.")
+        self._send(200, text.encode(), "application/x-chess-pgn; charset=utf-8",
+                   {"Content-Disposition": f'attachment; filename="knightmate-{game_id}-review.pgn"'})
+
+    def _query(self) -> dict[str, str]:
+        return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query))
+
     # HTTP.
 
-    def _stream(self, version: Callable[[], object], lines: Callable[[bool], Iterator[JsonObject]]) -> None:
-        """Writes *lines* at once and again whenever *version* changes, each line as soon as it is
-        made, and a newline when quiet, until the client leaves or the sandbox stops."""
+    def _start_stream(self) -> None:
         self.close_connection = True
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-store")
         self.end_headers()
+
+    def _stream(self, version: Callable[[], object], lines: Callable[[bool], Iterator[JsonObject]]) -> None:
+        """Writes *lines* at once and again whenever *version* changes, each line as soon as it is
+        made, and a newline when quiet, until the client leaves or the sandbox stops."""
+        self._start_stream()
         seat = self.server.seat
         last = version()
         try:
@@ -298,6 +386,7 @@ def _routes() -> list[tuple[str, re.Pattern[str], PageAction]]:
         ("GET", r"/api/stream/event", PageHandler.event_stream),
         ("GET", r"/api/board/game/stream/(?P<game>[A-Za-z0-9]+)", PageHandler.game_stream),
         ("GET", game + r"/pgn", PageHandler.pgn),
+        ("POST", r"/api/challenge/ai", PageHandler.challenge_ai),  # before a user named "ai"
         ("POST", r"/api/challenge/(?P<user>[A-Za-z0-9_-]+)", PageHandler.challenge),
         ("POST", r"/api/exhibition", PageHandler.exhibition),
         ("POST", game + r"/move/(?P<uci>[a-z0-9]+)", PageHandler.move),
@@ -305,6 +394,11 @@ def _routes() -> list[tuple[str, re.Pattern[str], PageAction]]:
         ("POST", game + r"/abort", PageHandler.abort),
         ("POST", game + r"/draw/(?P<answer>yes|no)", PageHandler.draw),
         ("POST", game + r"/chat", PageHandler.chat),
+        ("POST", r"/api/analysis/import", PageHandler.analysis_import),
+        ("GET", r"/api/analysis/position", PageHandler.analysis_position),
+        ("GET", r"/api/analysis/stream", PageHandler.analysis_stream),
+        ("GET", r"/api/review/stream/(?P<game>[A-Za-z0-9]+)", PageHandler.review_stream),
+        ("GET", r"/api/review/(?P<game>[A-Za-z0-9]+)/pgn", PageHandler.review_pgn),
     ]
     return [(method, re.compile(pattern), action) for method, pattern, action in table]
 

@@ -1,0 +1,222 @@
+"""The analysis board's server side: positions and games pasted in, and the engine's lines.
+
+The page knows no rules, so everything it shows on the analysis board comes from here: a pasted
+FEN or PGN read into plies (each with SAN and the position after it), a position's legal moves,
+and the built-in engine's best lines, streamed as each iteration completes. One search runs at a
+time on the whole server (it shares the machine with the bot's own games): a new analysis stops
+the one before, and a search ends when its page goes away or after :data:`MAX_SEARCH_S`.
+Nothing here speaks HTTP.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import chess
+import chess.pgn
+
+from bot.engine import Engine, Limits, SearchResult
+from bot.sandbox.human import check_square, legal_moves_json
+from bot.sandbox.servers import JsonObject
+from bot.sandbox.world import ApiError
+from variant import KnightmateBoard, describe_status
+
+logger = logging.getLogger(__name__)
+
+#: The longest paste read: a long game's PGN is under 5 kB, and the URL-encoded form must stay
+#: under the server's 64 kB body limit.
+MAX_PASTE_CHARS = 20_000
+#: The longest a search runs for one position when nobody moves on.
+MAX_SEARCH_S = 60.0
+MAX_MULTIPV = 3
+
+
+def read_paste(text: str) -> JsonObject:
+    """A pasted FEN or PGN as ``{"initialFen", "plies": [{uci, san, fen, check}], "headers"}`` (the
+    PGN's main line).
+
+    :raises: :exc:`ApiError` (400) with one sentence for anything else.
+    """
+    text = text.strip()
+    if not text:
+        raise ApiError(400, "Paste a FEN or a PGN game first.")
+    if len(text) > MAX_PASTE_CHARS:
+        raise ApiError(400, f"That paste is {len(text)} characters long; a FEN or a PGN game is at most "
+                            f"{MAX_PASTE_CHARS}.")
+    if "\n" not in text and text.count("/") == 7 and not text.startswith("["):
+        return {"initialFen": _position(text).fen(), "plies": [], "headers": {}}
+    if "[Variant " not in text:
+        text = '[Variant "Knightmate"]\n' + text
+    game = chess.pgn.read_game(io.StringIO(text))
+    # Text that is not PGN reads as a game with no moves, no errors and only the default headers.
+    told = [key for key, value in (game.headers.items() if game else []) if value not in ("?", "????.??.??", "*")]
+    if game is None or (not game.errors and game.next() is None and told == ["Variant"]):
+        raise ApiError(400, "That is neither a FEN nor a PGN game.")
+    board = game.board()
+    if not isinstance(board, KnightmateBoard):
+        raise ApiError(400, f"That game is not Knightmate (its Variant is {game.headers.get('Variant')!r}).")
+    if game.errors:
+        raise ApiError(400, f"That PGN cannot be read: {_first_line(game.errors[0])}")
+    problem = _problem(board)
+    if problem:
+        raise ApiError(400, f"That PGN's start position is not a Knightmate position: {problem}.")
+    initial_fen = board.fen()
+    plies = []
+    for move in game.mainline_moves():
+        uci = board.uci(move)
+        san = board.san_and_push(move)
+        plies.append({"uci": uci, "san": san, "fen": board.fen(), "check": check_square(board)})
+    headers = {key: value for key, value in game.headers.items() if value not in ("?", "")}
+    return {"initialFen": initial_fen, "plies": plies, "headers": headers}
+
+
+def position_json(fen: str) -> JsonObject:
+    """A position as the analysis board needs it: its legal moves, check and outcome."""
+    board = _position(fen)
+    outcome = board.outcome(claim_draw=False)
+    return {"fen": board.fen(), "turn": "white" if board.turn else "black", "check": check_square(board),
+            "legalMoves": legal_moves_json(board),
+            "outcome": None if outcome is None else {"result": outcome.result(),
+                                                     "termination": outcome.termination.name.lower()}}
+
+
+def _position(fen: str) -> KnightmateBoard:
+    if len(fen) > 120:
+        raise ApiError(400, "That is not a FEN: a FEN is one line of at most 120 characters.")
+    try:
+        board = KnightmateBoard(fen)
+    except ValueError as error:
+        raise ApiError(400, f"That is not a Knightmate FEN: {_first_line(error).split(': ')[0]}.") from None
+    problem = _problem(board)
+    if problem:
+        raise ApiError(400, f"That is not a Knightmate position: {problem}.")
+    return board
+
+
+def _problem(board: KnightmateBoard) -> str | None:
+    status = board.status()
+    return None if status == chess.STATUS_VALID else describe_status(status)
+
+
+def _first_line(error: object) -> str:
+    return str(error).splitlines()[0][:200]
+
+
+class Analyser:
+    """The built-in engine, one search at a time. *make_engine* builds it on first use."""
+
+    def __init__(self, make_engine: Callable[[], Engine]) -> None:
+        self._make_engine = make_engine
+        self._engine: Engine | None = None
+        self._lock = threading.Lock()
+        #: Held by the search using the engine: a stopped search lets go a moment after its stop.
+        self.engine_lock = threading.Lock()
+        self._current: Search | None = None
+
+    def start(self, fen: str, multipv: int) -> Search:
+        """Stops the search under way, if any, and starts one of *fen* with *multipv* lines."""
+        board = _position(fen)
+        if not 1 <= multipv <= MAX_MULTIPV:
+            raise ApiError(400, f"multipv must be between 1 and {MAX_MULTIPV}")
+        if board.is_game_over(claim_draw=False):
+            raise ApiError(400, "The game is over in that position: there is nothing to search.")
+        with self._lock:
+            if self._current is not None:
+                self._current.stop("another analysis started")
+            search = Search(self, board, multipv)
+            self._current = search
+        search.start()
+        return search
+
+    @property
+    def current(self) -> Search | None:
+        """The search started last (running or not)."""
+        return self._current
+
+    def stop(self) -> None:
+        """Stops the search under way (the server is stopping)."""
+        with self._lock:
+            if self._current is not None:
+                self._current.stop("the server stopped")
+
+    def engine(self) -> Engine:
+        if self._engine is None:
+            self._engine = self._make_engine()
+        return self._engine
+
+
+class Search:
+    """One search of one position; its lines come out of :meth:`lines` as the engine finds them."""
+
+    def __init__(self, analyser: Analyser, board: KnightmateBoard, multipv: int) -> None:
+        self._analyser = analyser
+        self._board = board
+        self._multipv = multipv
+        self._stop = threading.Event()
+        self._why_stopped = "done"
+        self._queue: queue.Queue[JsonObject | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="analysis", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, why: str) -> None:
+        if not self._stop.is_set():
+            self._why_stopped = why
+            self._stop.set()
+
+    def wait_stopped(self, timeout: float) -> bool:
+        """Whether the search was told to stop within *timeout* seconds."""
+        return self._stop.wait(timeout)
+
+    def lines(self, keepalive_s: float) -> Iterator[JsonObject | None]:
+        """Each report as it comes, None after *keepalive_s* without one, until the search ends."""
+        while True:
+            try:
+                item = self._queue.get(timeout=keepalive_s)
+            except queue.Empty:
+                yield None
+                continue
+            if item is None:
+                return
+            yield item
+
+    def _run(self) -> None:
+        timer = threading.Timer(MAX_SEARCH_S, self.stop, args=("searched for long enough",))
+        timer.daemon = True
+        timer.start()
+        try:
+            with self._analyser.engine_lock:
+                if not self._stop.is_set():
+                    self._analyser.engine().search(self._board.copy(), Limits(infinite=True), stop=self._stop,
+                                                   on_info=self._report, multipv=self._multipv)
+        except Exception as error:  # the page says so; the log keeps the details
+            logger.exception("the analysis search failed")
+            self._why_stopped = f"the engine failed: {type(error).__name__}"
+        finally:
+            timer.cancel()
+            self._queue.put({"type": "end", "reason": self._why_stopped})
+            self._queue.put(None)
+
+    def _report(self, result: SearchResult) -> None:
+        """An iteration's lines, scores from White's side (as the page's bar and list show them)."""
+        sign = 1 if self._board.turn == chess.WHITE else -1
+        lines = []
+        for line in result.principal_lines():
+            board = self._board.copy()
+            ucis, sans, fens = [], [], []
+            for move in line.pv:
+                ucis.append(board.uci(move))
+                sans.append(board.san_and_push(move))
+                fens.append(board.fen())
+            lines.append({"uci": ucis, "san": sans, "fen": fens,
+                          "cp": None if line.score_cp is None else sign * line.score_cp,
+                          "mate": None if line.mate is None else sign * line.mate})
+        self._queue.put({"type": "info", "depth": result.depth, "nodes": result.nodes, "timeMs": result.time_ms,
+                         "lines": lines,
+                         "sentAtMs": round(time.time() * 1000)})

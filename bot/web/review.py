@@ -1,0 +1,127 @@
+"""Game review for the page: every move of a finished game judged by :mod:`bot.analysis`.
+
+The built-in engine (as a UCI process, :data:`bot.analysis.BUILTIN_COMMAND`) searches each
+position for :data:`REVIEW_MOVE_S`; progress and then the whole review go to the page as stream
+lines. One review at a time (a new one stops the one before; a page that leaves stops its own),
+and the annotated PGN of each game reviewed is kept for the page's download: the same text
+:func:`bot.analysis.annotated` writes for the CLI.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import queue
+import threading
+from collections.abc import Generator
+
+import chess
+import chess.engine
+import chess.pgn
+
+from bot.analysis import AnalysisEngineError, AnalysisStopped, GameAnalysis, analyse_game, annotated, open_engine
+from bot.sandbox.servers import JsonObject
+from bot.sandbox.world import ApiError
+from variant import KnightmateBoard
+
+logger = logging.getLogger(__name__)
+
+#: Seconds the engine searches each position of a reviewed game.
+REVIEW_MOVE_S = 0.15
+#: The annotator the PGN names: the review is what ``knightmate-bot analyse --movetime-ms 150``
+#: writes for the game (the same analysis and :func:`~bot.analysis.annotated`, so the same text).
+ANALYST = f"knightmate-bot analyse (the built-in engine, {REVIEW_MOVE_S * 1000:g} ms a position)"
+
+
+class Reviewer:
+    """Reviews games one at a time and keeps their annotated PGNs by game id."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._current: threading.Event | None = None
+        self.pgns: dict[str, str] = {}
+
+    def review(self, game_id: str, pgn: str, keepalive_s: float) -> Generator[JsonObject | None, None, None]:
+        """Progress lines, then the review (or why there is none); None after *keepalive_s* quiet.
+        The caller stops it by closing the iterator (the page left)."""
+        game = chess.pgn.read_game(_with_variant(pgn))
+        if game is None or not isinstance(game.board(), KnightmateBoard) or game.errors:
+            raise ApiError(400, "That game cannot be read for a review.")
+        stop = threading.Event()
+        with self._lock:
+            if self._current is not None:
+                self._current.set()
+            self._current = stop
+        lines: queue.Queue[JsonObject | None] = queue.Queue()
+        worker = threading.Thread(target=self._run, args=(game_id, game, stop, lines), name="review", daemon=True)
+        worker.start()
+        return _lines(lines, stop, keepalive_s)
+
+    def _run(self, game_id: str, game: chess.pgn.Game, stop: threading.Event,
+             lines: queue.Queue[JsonObject | None]) -> None:
+        start = game.board()
+        assert isinstance(start, KnightmateBoard)
+        moves = list(game.mainline_moves())
+        try:
+            engine = open_engine(None)
+            try:
+                analysis = analyse_game(engine, start, moves, chess.engine.Limit(time=REVIEW_MOVE_S), stop=stop,
+                                        on_progress=lambda done, total: lines.put(
+                                            {"type": "progress", "done": done, "total": total}))
+            finally:
+                engine.quit()
+            text = str(annotated(game, analysis, ANALYST)) + "\n"
+            self.pgns[game_id] = text
+            lines.put(_review_json(start, analysis, text))
+        except AnalysisStopped:
+            lines.put({"type": "end", "reason": "stopped"})
+        except AnalysisEngineError as error:
+            lines.put({"type": "end", "reason": str(error)})
+        except Exception as error:  # the page says so; the log keeps the details
+            logger.exception("the review of %s failed", game_id)
+            lines.put({"type": "end", "reason": f"the review failed: {type(error).__name__}"})
+        finally:
+            lines.put(None)
+
+
+def _lines(lines: queue.Queue[JsonObject | None], stop: threading.Event,
+           keepalive_s: float) -> Generator[JsonObject | None, None, None]:
+    try:
+        while True:
+            try:
+                line = lines.get(timeout=keepalive_s)
+            except queue.Empty:
+                yield None
+                continue
+            if line is None:
+                return
+            yield line
+    finally:
+        stop.set()
+
+
+def _with_variant(pgn: str) -> io.StringIO:
+    return io.StringIO(pgn if "[Variant " in pgn else '[Variant "Knightmate"]\n' + pgn)
+
+
+def _score(score: chess.engine.PovScore) -> JsonObject:
+    white = score.white()
+    return {"cp": white.score(), "mate": white.mate()}
+
+
+def _review_json(start: KnightmateBoard, analysis: GameAnalysis, pgn: str) -> JsonObject:
+    board = start.copy()
+    moves = []
+    for review in analysis.moves:
+        better = None
+        if review.better is not None:
+            better = {"uci": board.uci(review.better.move), "san": board.san(review.better.move)}
+        moves.append({"ply": review.ply + 1, "san": review.san,
+                      "judgement": review.judgement.label if review.judgement else None,
+                      "nag": review.judgement.nag if review.judgement else None, "better": better})
+        board.push(review.move)
+    sides = {name: {"inaccuracies": side.inaccuracies, "mistakes": side.mistakes, "blunders": side.blunders,
+                    "accuracy": None if side.accuracy is None else round(side.accuracy, 1)}
+             for name, side in (("white", analysis.white), ("black", analysis.black))}
+    return {"type": "review", "evals": [_score(position.score) for position in analysis.positions],
+            "moves": moves, **sides, "pgn": pgn}
