@@ -3,14 +3,15 @@
 A layer beside :mod:`bot.thinking`: it uses the engine layer, the rules and python-chess, and
 never the network, the bot's games, the sandbox or the web page (which use it).
 
-* :mod:`bot.analysis.engines`: the engine (built-in or any UCI engine) and one position's lines.
-* :mod:`bot.analysis.game`: a whole game, each move judged, each side summed up.
+* :mod:`bot.analysis.lines`: the engine (built-in or any UCI engine) and one position's lines.
+* :mod:`bot.analysis.whole_game`: a whole game, each move judged, each side summed up.
 * :mod:`bot.analysis.judgement`: Lichess's winning chances, errors and accuracy.
 * :mod:`bot.analysis.annotate`: the analysed game as an annotated PGN.
 """
 
 from bot.analysis.annotate import annotated
-from bot.analysis.engines import (
+from bot.analysis.judgement import Judgement
+from bot.analysis.lines import (
     BUILTIN_COMMAND,
     AnalysisEngineError,
     AnalysisStopped,
@@ -19,8 +20,7 @@ from bot.analysis.engines import (
     analyse_position,
     open_engine,
 )
-from bot.analysis.game import GameAnalysis, MoveReview, SideSummary, analyse_game
-from bot.analysis.judgement import Judgement
+from bot.analysis.whole_game import GameAnalysis, MoveReview, SideSummary, analyse_game
 
 __all__ = [
     "BUILTIN_COMMAND", "AnalysisEngineError", "AnalysisStopped", "GameAnalysis", "Judgement", "Line", "MoveReview",

@@ -17,7 +17,7 @@ import re
 import chess
 import chess.pgn
 
-from bot.analysis.game import GameAnalysis, MoveReview
+from bot.analysis.whole_game import GameAnalysis, MoveReview
 
 #: The most moves of a better line written as a variation.
 VARIATION_PLIES = 10

@@ -28,12 +28,13 @@ from http.cookies import SimpleCookie
 from importlib import resources
 
 from bot.engine import Engine
+from bot.loopback import is_loopback
 from bot.sandbox.handler import ClosingServer, JsonHandler
 from bot.sandbox.human import HumanSeat
 from bot.sandbox.servers import JsonObject
 from bot.sandbox.world import ApiError
-from bot.web.analysis import Analyser, position_json, read_paste
-from bot.web.review import Reviewer
+from bot.web.analysis_board import Analyser, position_json, read_paste
+from bot.web.game_review import Reviewer
 
 #: The session cookie's name, before the port: cookies ignore ports, and two pages on two ports of
 #: one host must not take each other's session.
@@ -105,7 +106,7 @@ def host_allowed(header: str | None, bound: str, port: int) -> bool:
     if (asked_port or 80) != port:
         return False
     if hostname == "localhost":
-        return ipaddress.ip_address(bound).is_loopback
+        return is_loopback(bound)
     return _is_ip_address(hostname) and ipaddress.ip_address(hostname) == ipaddress.ip_address(bound)
 
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import chess
 import chess.engine
 
-from bot.analysis.engines import AnalysisStopped, Line, PositionAnalysis, analyse_position
 from bot.analysis.judgement import Judgement, game_accuracy, judge, move_accuracy, win_percent
+from bot.analysis.lines import AnalysisStopped, Line, PositionAnalysis, analyse_position
 from variant import KnightmateBoard
 
 
@@ -75,7 +75,7 @@ def analyse_game(engine: chess.engine.SimpleEngine, start: KnightmateBoard, move
 
     Each position is searched within *limit*; *on_position* gets each position's analysis by its
     index (0: the start) and *on_progress* the positions done and the total after each. *stop*
-    ends the analysis with :class:`~bot.analysis.engines.AnalysisStopped`. An illegal move raises
+    ends the analysis with :class:`~bot.analysis.lines.AnalysisStopped`. An illegal move raises
     :class:`chess.IllegalMoveError`.
     """
     board = start.copy()
