@@ -11,7 +11,6 @@ import pytest
 from random_positions import random_positions
 
 from bot.engine import Engine, Limits, SearchResult
-from bot.engine.evaluation import PIECE_VALUES
 from bot.engine.levels import (
     LEVELS,
     MAX_ELO,
@@ -22,6 +21,7 @@ from bot.engine.levels import (
     level,
     strength_for_elo,
 )
+from bot.engine.weights import PIECE_VALUES
 from variant import KnightmateBoard
 
 TIMEOUT_S = 20

@@ -28,7 +28,7 @@ def test_lines_are_distinct_moves_in_order_with_exact_scores() -> None:
     assert result.move == lines[0].move and result.score_cp == lines[0].score_cp
     scores = [line.score_cp or 0 for line in lines]
     assert all(line.score_cp is not None for line in lines)
-    # Queen 1013, rook 490 (evaluation.PIECE_VALUES), give or take the squares and the replies.
+    # Queen 1013, rook 490 (weights.PIECE_VALUES), give or take the squares and the replies.
     assert scores[0] - scores[1] > 300 and scores[1] - scores[2] > 300, scores
     for line in lines:
         assert line.pv[0] == line.move and line.depth == 3

@@ -14,8 +14,8 @@ import chess
 import pytest
 
 from bot.engine import Engine, Limits
-from bot.engine.evaluation import PIECE_VALUES
 from bot.engine.levels import level
+from bot.engine.weights import PIECE_VALUES
 from variant import KnightmateBoard
 
 OPENINGS = [["e2e4", "e7e5"], ["d2d4", "d7d5"]]
