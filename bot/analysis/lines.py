@@ -151,10 +151,15 @@ def analyse_position(engine: chess.engine.SimpleEngine, board: KnightmateBoard, 
     last_line = min(multipv, board.legal_moves.count())
     with engine.analysis(engine_board_of(board), limit, multipv=multipv if multipv > 1 else None) as analysis:
         watcher = _StopWatcher(stop, analysis)
+        # The lines as of each info read (``analysis.multipv`` is already as of the engine's latest).
+        lines: dict[int, chess.engine.InfoDict] = {}
         try:
             for info in analysis:
-                if on_info is not None and "pv" in info and "score" in info and info.get("multipv", 1) == last_line:
-                    on_info(_position(analysis.multipv, board))
+                if "pv" not in info or "score" not in info:
+                    continue
+                lines[info.get("multipv", 1)] = info
+                if on_info is not None and info.get("multipv", 1) == last_line:
+                    on_info(_position([lines[number] for number in sorted(lines)], board))
         finally:
             watcher.finish()
         if watcher.stopped:
