@@ -473,6 +473,25 @@ def test_the_analysis_board_runs_the_configured_engine_at_full_strength(tmp_path
     assert "go" in told and told[-1] == "quit"  # an infinite search; quit with the page's server
 
 
+@needs_fairy_stockfish
+def test_a_review_runs_the_configured_engine_at_full_strength(tmp_path: Path) -> None:
+    assert FAIRY_STOCKFISH is not None
+    record = tmp_path / "told.txt"
+    engine = EngineCommand(recorded(record, FAIRY_STOCKFISH), {"Hash": 8, "UCI_LimitStrength": True, "UCI_Elo": 1500})
+    with Sandbox("lichess") as sandbox:
+        sandbox.add_opponent("statue", strategy="idle")
+        with serving(sandbox, sandbox.add_person("you", bot="statue"), engine) as served:
+            game_id = served.new_game()
+            assert served.post(f"/api/board/game/{game_id}/move/e2e4").status_code == 200
+            assert served.post(f"/api/board/game/{game_id}/resign").status_code == 200
+            with served.session.get(f"{served.url}/api/review/stream/{game_id}", stream=True, timeout=30) as response:
+                lines = [json.loads(raw) for raw in response.iter_lines() if raw]
+    assert lines[-1]["type"] == "review" and len(lines[-1]["evals"]) == 2, lines[-1]
+    told = record.read_text().splitlines()
+    assert told.count("go movetime 150") == 2 and "setoption name Hash value 8" in told
+    assert not [line for line in told if "UCI_LimitStrength" in line or "UCI_Elo" in line]
+
+
 def test_no_analysis_while_the_person_plays_a_game(served: Served) -> None:
     served.new_game()
     response = served.get("/api/analysis/stream?fen=" + requests.utils.quote(KnightmateBoard().fen()))
