@@ -23,6 +23,11 @@ KNIGHTMATE_BOT_UCI = (f"{_console_script} uci" if _console_script.exists()
                       else f"{sys.executable} -m bot.cli uci")
 FAKE_ENGINE = (sys.executable, str(Path(__file__).with_name("uci_fake_engine.py")))
 
+
+def recorded(record: Path, command: str) -> tuple[str, ...]:
+    """The engine *command* behind a recorder that appends every line the engine is told to *record*."""
+    return (sys.executable, str(Path(__file__).with_name("uci_recorder.py")), str(record), command)
+
 #: Engine commands the end-to-end tests play with, as ``engine.command`` values.
 ENGINE_COMMANDS = [pytest.param(KNIGHTMATE_BOT_UCI, id="knightmate-bot-uci"),
                    pytest.param(FAIRY_STOCKFISH, id="fairy-stockfish", marks=needs_fairy_stockfish)]

@@ -145,6 +145,9 @@ def test_position_lines_arrive_through_the_callback_and_stop_ends_the_search(
     analysis = analyse_position(builtin, board, DEPTH, multipv=3, on_info=seen.append)
     assert len(analysis.lines) == 3 and len({line.move for line in analysis.lines}) == 3
     assert seen and seen[-1].lines[0].move == analysis.lines[0].move
+    # Each report is a whole set of lines (not the engine's lines one by one), never shallower.
+    assert all(len(report.lines) == 3 for report in seen)
+    assert [report.depth for report in seen] == sorted(report.depth for report in seen)
     stop = threading.Event()
     with pytest.raises(AnalysisStopped):
         analyse_position(builtin, board, chess.engine.Limit(), on_info=lambda _: stop.set(), stop=stop)

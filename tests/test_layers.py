@@ -16,8 +16,9 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
 def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
-    """``lint-imports`` in *tree*, its packages found there first (not the installed ones)."""
-    environment = {**os.environ, "PYTHONPATH": str(tree)}
+    """``lint-imports`` in *tree*, its packages found there first (not the installed ones), its report
+    as wide as a contract's name (it wraps at the terminal's width, 80 columns without one)."""
+    environment = {**os.environ, "PYTHONPATH": str(tree), "COLUMNS": "200"}
     return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=tree, env=environment, capture_output=True,
                           text=True, timeout=120, check=False)
 

@@ -6,6 +6,7 @@ test made. The browser tests (test_play_browser.py) play the real bot through th
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import signal
@@ -21,10 +22,14 @@ import chess
 import chess.pgn
 import pytest
 import requests
+from engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish, recorded, wait_until
 
+from bot.analysis import EngineCommand, close_engine
 from bot.cli.local_page import PlayError, announce, check_host
 from bot.cli.main import main
+from bot.engine import levels
 from bot.sandbox import Sandbox, human
+from bot.sandbox.opponents import strength_options
 from bot.web.server import CSRF_HEADER, PageServer, host_allowed
 from variant import KnightmateBoard
 
@@ -63,21 +68,28 @@ class Served:
         return next(state for state in self.states(game_id) if state["legalMoves"] is not None)
 
 
+@contextlib.contextmanager
+def serving(sandbox: Sandbox, seat: human.HumanSeat, engine: EngineCommand | None = None) -> Iterator[Served]:
+    """The page of *seat* on a port of its own, its analysis on *engine*; stopped with *sandbox*."""
+    with PageServer(("127.0.0.1", 0), seat, KEY, lambda game_id: None, engine) as page:
+        thread = threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.1})
+        thread.start()
+        try:
+            yield Served(sandbox, page)
+        finally:
+            sandbox.stop()
+            page.analyser.stop()
+            page.shutdown()
+            page.close_connections()
+            thread.join()
+
+
 @pytest.fixture(params=["lichess", "pychess"])
 def served(request: pytest.FixtureRequest) -> Iterator[Served]:
     with Sandbox(request.param) as sandbox:
         sandbox.add_opponent("statue", strategy="idle")
-        seat = sandbox.add_person("you", bot="statue")
-        with PageServer(("127.0.0.1", 0), seat, KEY, lambda game_id: None) as page:
-            thread = threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.1})
-            thread.start()
-            try:
-                yield Served(sandbox, page)
-            finally:
-                sandbox.stop()
-                page.shutdown()
-                page.close_connections()
-                thread.join()
+        with serving(sandbox, sandbox.add_person("you", bot="statue")) as page:
+            yield page
 
 
 def test_the_printed_key_becomes_an_http_only_strict_cookie(served: Served) -> None:
@@ -422,6 +434,64 @@ def test_the_engine_lines_stream_deepen_and_stop_when_the_page_leaves(served: Se
     assert search is not None and search.wait_stopped(timeout=5)  # at the first keep-alive that finds no page
 
 
+def analysis_reports(served: Served, fen: str, multipv: int, count: int) -> list[dict[str, Any]]:
+    """The first *count* engine reports of the analysis stream of *fen*; the page then leaves."""
+    url = f"{served.url}/api/analysis/stream?fen={requests.utils.quote(fen)}&multipv={multipv}"
+    reports = []
+    with served.session.get(url, stream=True, timeout=30) as response:
+        assert response.status_code == 200
+        for raw in response.iter_lines():
+            if raw:
+                reports.append(json.loads(raw))
+                assert reports[-1]["type"] == "info", reports[-1]
+                if len(reports) == count:
+                    break
+    return reports
+
+
+@needs_fairy_stockfish
+def test_the_analysis_board_runs_the_configured_engine_at_full_strength(tmp_path: Path) -> None:
+    assert FAIRY_STOCKFISH is not None
+    record = tmp_path / "told.txt"
+    # The operator's options, weakening ones included: the analysis keeps the others, not those.
+    engine = EngineCommand(recorded(record, FAIRY_STOCKFISH),
+                           {"Threads": 1, "Hash": 8, "UCI_LimitStrength": True, "UCI_Elo": 1500})
+    with Sandbox("lichess") as sandbox:
+        sandbox.add_opponent("statue", strategy="idle")
+        with serving(sandbox, sandbox.add_person("you", bot="statue"), engine) as served:
+            fen = "8/5Q2/8/4R3/3K2k1/8/8/8 w - - 0 1"  # Qf4 mates
+            reports = analysis_reports(served, fen, multipv=2, count=3)
+            search = served.page.analyser.current
+            assert search is not None and search.wait_stopped(timeout=5)
+    assert all(len(report["lines"]) == 2 for report in reports)
+    assert [report["depth"] for report in reports] == sorted(report["depth"] for report in reports)
+    assert reports[-1]["lines"][0]["san"][0] == "Qf4#" and reports[-1]["lines"][0]["mate"] == 1
+    told = record.read_text().splitlines()
+    assert "setoption name UCI_Variant value knightmate" in told
+    assert "setoption name Hash value 8" in told  # (Threads 1 is the default: python-chess sends no default)
+    assert not [line for line in told if "UCI_LimitStrength" in line or "UCI_Elo" in line]
+    assert "go" in told and told[-1] == "quit"  # an infinite search; quit with the page's server
+
+
+@needs_fairy_stockfish
+def test_a_review_runs_the_configured_engine_at_full_strength(tmp_path: Path) -> None:
+    assert FAIRY_STOCKFISH is not None
+    record = tmp_path / "told.txt"
+    engine = EngineCommand(recorded(record, FAIRY_STOCKFISH), {"Hash": 8, "UCI_LimitStrength": True, "UCI_Elo": 1500})
+    with Sandbox("lichess") as sandbox:
+        sandbox.add_opponent("statue", strategy="idle")
+        with serving(sandbox, sandbox.add_person("you", bot="statue"), engine) as served:
+            game_id = served.new_game()
+            assert served.post(f"/api/board/game/{game_id}/move/e2e4").status_code == 200
+            assert served.post(f"/api/board/game/{game_id}/resign").status_code == 200
+            with served.session.get(f"{served.url}/api/review/stream/{game_id}", stream=True, timeout=30) as response:
+                lines = [json.loads(raw) for raw in response.iter_lines() if raw]
+    assert lines[-1]["type"] == "review" and len(lines[-1]["evals"]) == 2, lines[-1]
+    told = record.read_text().splitlines()
+    assert told.count("go movetime 150") == 2 and "setoption name Hash value 8" in told
+    assert not [line for line in told if "UCI_LimitStrength" in line or "UCI_Elo" in line]
+
+
 def test_no_analysis_while_the_person_plays_a_game(served: Served) -> None:
     served.new_game()
     response = served.get("/api/analysis/stream?fen=" + requests.utils.quote(KnightmateBoard().fen()))
@@ -435,17 +505,8 @@ def with_computer() -> Iterator[Served]:
     with Sandbox("lichess") as sandbox:
         sandbox.add_opponent("statue", strategy="idle")
         sandbox.add_opponent("computer-1", strategy="level1")
-        seat = sandbox.add_person("you", bot="statue", computers={1: "computer-1"})
-        with PageServer(("127.0.0.1", 0), seat, KEY, lambda game_id: None) as page:
-            thread = threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.1})
-            thread.start()
-            try:
-                yield Served(sandbox, page)
-            finally:
-                sandbox.stop()
-                page.shutdown()
-                page.close_connections()
-                thread.join()
+        with serving(sandbox, sandbox.add_person("you", bot="statue", computers={1: "computer-1"})) as page:
+            yield page
 
 
 def test_the_computer_at_level_1_plays_at_once(with_computer: Served) -> None:
@@ -465,3 +526,70 @@ def test_a_level_there_is_not_is_refused(with_computer: Served, level: str, mess
     response = with_computer.post("/api/challenge/ai", {"level": level, "clock.limit": 300, "clock.increment": 3,
                                                         "color": "white", "fen": ""})
     assert response.status_code == 400 and response.json()["error"] == message
+
+
+@needs_fairy_stockfish
+def test_the_computer_at_a_level_plays_the_configured_engine_weakened_to_that_level(tmp_path: Path) -> None:
+    assert FAIRY_STOCKFISH is not None
+    record = tmp_path / "told.txt"
+    engine = EngineCommand(recorded(record, FAIRY_STOCKFISH), {"Hash": 8, "UCI_Elo": 2000})
+    with Sandbox("lichess", level_engine=engine) as sandbox:
+        sandbox.add_opponent("statue", strategy="idle")
+        sandbox.add_opponent("computer-4", strategy="level4")
+        sandbox.add_opponent("computer-8", strategy="level8")
+        seat = sandbox.add_person("you", bot="statue", computers={4: "computer-4", 8: "computer-8"})
+        with serving(sandbox, seat) as served:
+            for level in (4, 8):
+                answer = served.post("/api/challenge/ai", {"level": level, "clock.limit": 300, "clock.increment": 3,
+                                                           "color": "black", "fen": ""}).json()
+                game_id = answer["gameId"]
+                board = KnightmateBoard()
+                for ply in (0, 2):  # the computer's first two moves, each answered
+                    computer_move = sandbox.wait_moves(game_id, ply + 1, timeout=10).moves[ply]
+                    board.push_uci(computer_move)  # raises for an illegal move
+                    reply = next(iter(board.legal_moves))
+                    assert served.post(f"/api/board/game/{game_id}/move/{board.uci(reply)}").status_code == 200
+                    board.push(reply)
+                board.push_uci(sandbox.wait_moves(game_id, 5, timeout=10).moves[4])
+                if not board.is_game_over():  # (level 8 may have mated the person's careless moves)
+                    assert served.post(f"/api/board/game/{game_id}/resign").status_code == 200
+                quits = 1 if level == 4 else 2
+                wait_until(lambda quits=quits: record.read_text().count("quit") == quits, 10,  # type: ignore[misc]
+                           "the level's engine quits when its game is over")
+    told = record.read_text().split("quit\n")
+    # Each game's engine at its level's Elo (not the operator's 2000), thinking its level's share of a second.
+    for game, elo, movetime_ms in ((told[0], 1500, 500), (told[1], 2300, 1000)):
+        lines = game.splitlines()
+        assert "setoption name UCI_LimitStrength value true" in lines
+        assert f"setoption name UCI_Elo value {elo}" in lines and "setoption name Hash value 8" in lines
+        assert "setoption name UCI_Variant value knightmate" in lines
+        assert lines.count(f"go movetime {movetime_ms}") == 3
+
+
+@needs_fairy_stockfish
+@pytest.mark.parametrize(("level", "elo"), [(1, 1350), (4, 1500), (8, 2300)])
+def test_a_levels_elo_is_clamped_to_what_the_engine_offers(level: int, elo: int) -> None:
+    assert FAIRY_STOCKFISH is not None
+    engine = EngineCommand((FAIRY_STOCKFISH,)).open()
+    try:
+        # Debian's Fairy-Stockfish offers UCI_Elo 1350-2850: level 1 (600) gets its lowest.
+        assert strength_options(engine, levels.level(level).elo) == {"UCI_LimitStrength": True, "UCI_Elo": elo}
+    finally:
+        close_engine(engine)
+
+
+def test_an_engine_that_does_not_start_is_said_so_and_the_computer_plays_on(caplog: pytest.LogCaptureFixture) -> None:
+    missing = EngineCommand(("/nonexistent/engine",))
+    with Sandbox("lichess", level_engine=missing) as sandbox:
+        sandbox.add_opponent("statue", strategy="idle")
+        sandbox.add_opponent("computer-1", strategy="level1")
+        with serving(sandbox, sandbox.add_person("you", bot="statue", computers={1: "computer-1"}), missing) as served:
+            fen = requests.utils.quote(KnightmateBoard().fen())
+            with served.session.get(f"{served.url}/api/analysis/stream?fen={fen}", stream=True, timeout=10) as response:
+                reports = [json.loads(raw) for raw in response.iter_lines() if raw]
+            assert reports == [{"type": "end", "reason": "cannot start /nonexistent/engine: No such file or directory"}]
+            answer = served.post("/api/challenge/ai", {"level": 1, "clock.limit": 300, "clock.increment": 3,
+                                                       "color": "black", "fen": ""}).json()
+            record = sandbox.wait_moves(answer["gameId"], 1, timeout=10)  # the built-in engine at level 1
+            assert record.moves[0] in {move.uci() for move in KnightmateBoard().legal_moves}
+    assert "the level 1 engine did not start (cannot start /nonexistent/engine" in caplog.text

@@ -9,20 +9,23 @@ never the network, the bot's games, the sandbox or the web page (which use it).
 * :mod:`bot.analysis.annotate`: the analysed game as an annotated PGN.
 """
 
-from bot.analysis.annotate import annotated
+from bot.analysis.annotate import analyst, annotated
 from bot.analysis.judgement import Judgement
 from bot.analysis.lines import (
     BUILTIN_COMMAND,
     AnalysisEngineError,
     AnalysisStopped,
+    EngineCommand,
     Line,
     PositionAnalysis,
     analyse_position,
+    close_engine,
     open_engine,
 )
 from bot.analysis.whole_game import GameAnalysis, MoveReview, SideSummary, analyse_game
 
 __all__ = [
-    "BUILTIN_COMMAND", "AnalysisEngineError", "AnalysisStopped", "GameAnalysis", "Judgement", "Line", "MoveReview",
-    "PositionAnalysis", "SideSummary", "analyse_game", "analyse_position", "annotated", "open_engine",
+    "BUILTIN_COMMAND", "AnalysisEngineError", "AnalysisStopped", "EngineCommand", "GameAnalysis", "Judgement", "Line",
+    "MoveReview", "PositionAnalysis", "SideSummary", "analyse_game", "analyse_position", "analyst", "annotated",
+    "close_engine", "open_engine",
 ]

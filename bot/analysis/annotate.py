@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 
 import chess
+import chess.engine
 import chess.pgn
 
+from bot.analysis.lines import EngineCommand
 from bot.analysis.whole_game import GameAnalysis, MoveReview
 
 #: The most moves of a better line written as a variation.
@@ -29,6 +31,13 @@ _SUMMARY_PREFIX = "Analysis by "
 _OWN_SENTENCES = re.compile(r"(?:Inaccuracy|Mistake|Blunder)\. \S+ was best\.|"
                             + re.escape(_SUMMARY_PREFIX) + r"[^\n]*")
 _EVAL = re.compile(r"\[%eval\s[^\]]*\]")
+
+
+def analyst(engine: EngineCommand, limit: chess.engine.Limit) -> str:
+    """The annotator an analysed PGN names, ``knightmate-bot analyse (the built-in engine, 150 ms a
+    position)``: the CLI and the page's review write the same for the same analysis."""
+    budget = f"depth {limit.depth}" if limit.depth is not None else f"{(limit.time or 0) * 1000:g} ms a position"
+    return f"knightmate-bot analyse ({engine.name}, {budget})"
 
 
 def annotated(game: chess.pgn.Game, analysis: GameAnalysis, analyst: str) -> chess.pgn.Game:

@@ -12,7 +12,8 @@ import shlex
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import chess
 import chess.engine
@@ -24,6 +25,9 @@ from variant import KnightmateBoard
 BUILTIN_COMMAND: tuple[str, ...] = (sys.executable, "-m", "bot.cli", "uci")
 #: How often a running analysis looks at its stop event, in seconds.
 STOP_CHECK_S = 0.05
+#: The options that weaken an engine (Stockfish's and Fairy-Stockfish's spelling): an analysis
+#: wants the engine at its full strength, and the computer's levels set their own.
+STRENGTH_OPTIONS = frozenset({"UCI_LimitStrength", "UCI_Elo", "Skill Level"})
 
 
 class AnalysisEngineError(Exception):
@@ -33,6 +37,29 @@ class AnalysisEngineError(Exception):
 
 class AnalysisStopped(Exception):
     """The analysis was stopped by its stop event before it was complete."""
+
+
+@dataclass(frozen=True)
+class EngineCommand:
+    """A UCI engine to start: its command line (None: the built-in engine) and its options, as the
+    config's ``engine.command`` and ``engine.options`` give them."""
+
+    argv: tuple[str, ...] | None = None
+    options: Mapping[str, chess.engine.ConfigValue] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """What a PGN's annotator or a message calls it: ``the built-in engine`` or the program's name."""
+        return "the built-in engine" if not self.argv else Path(self.argv[0]).name
+
+    def at_full_strength(self) -> EngineCommand:
+        """The same engine without the options of :data:`STRENGTH_OPTIONS`."""
+        options = {name: value for name, value in self.options.items() if name not in STRENGTH_OPTIONS}
+        return EngineCommand(self.argv, options)
+
+    def open(self, timeout_s: float = 20.0) -> chess.engine.SimpleEngine:
+        """:func:`open_engine` for this command and its options."""
+        return open_engine(self.argv, self.options, timeout_s)
 
 
 @dataclass(frozen=True)
@@ -59,6 +86,8 @@ class PositionAnalysis:
     score: chess.engine.PovScore
     lines: tuple[Line, ...]
     depth: int
+    #: The nodes searched so far, as the engine last said (0 when it did not say).
+    nodes: int = 0
 
     @property
     def best(self) -> Line | None:
@@ -98,23 +127,39 @@ def open_engine(command: Sequence[str] | None = None, options: Mapping[str, ches
     return engine
 
 
+def close_engine(engine: chess.engine.SimpleEngine) -> None:
+    """Quits *engine*, and kills it if it no longer answers (it crashed, or hangs)."""
+    try:
+        engine.quit()
+    except (TimeoutError, chess.engine.EngineError):
+        engine.close()
+
+
 def analyse_position(engine: chess.engine.SimpleEngine, board: KnightmateBoard, limit: chess.engine.Limit, *,
                      multipv: int = 1, on_info: Callable[[PositionAnalysis], None] | None = None,
                      stop: threading.Event | None = None) -> PositionAnalysis:
     """The engine's *multipv* best lines in *board* within *limit*.
 
-    *on_info* gets the lines so far after each ``info`` line that carries a line. Setting *stop*
+    *on_info* gets the lines after each ``info`` line that completes a set: the line numbered as
+    the last one wanted (*multipv*, or the number of legal moves if fewer), with which an engine
+    ends its report of an iteration; so one call an iteration, all lines there. Setting *stop*
     ends the search and raises :class:`AnalysisStopped`. A position where the game is over is
     answered by the rules, without the engine.
     """
     if board.is_game_over():
         return final_position(board)
+    last_line = min(multipv, board.legal_moves.count())
     with engine.analysis(engine_board_of(board), limit, multipv=multipv if multipv > 1 else None) as analysis:
         watcher = _StopWatcher(stop, analysis)
+        # The lines as of each info read (``analysis.multipv`` is already as of the engine's latest).
+        lines: dict[int, chess.engine.InfoDict] = {}
         try:
             for info in analysis:
-                if on_info is not None and "pv" in info and "score" in info:
-                    on_info(_position(analysis.multipv, board))
+                if "pv" not in info or "score" not in info:
+                    continue
+                lines[info.get("multipv", 1)] = info
+                if on_info is not None and info.get("multipv", 1) == last_line:
+                    on_info(_position([lines[number] for number in sorted(lines)], board))
         finally:
             watcher.finish()
         if watcher.stopped:
@@ -133,7 +178,8 @@ def _position(infos: list[chess.engine.InfoDict], board: KnightmateBoard) -> Pos
     lines = tuple(Line(info["score"], tuple(info["pv"])) for info in infos if "score" in info and info.get("pv"))
     if not lines:
         raise AnalysisEngineError(f"the engine gave no line for {board.fen()}")
-    return PositionAnalysis(lines[0].score, lines, min(info.get("depth", 0) for info in infos if info.get("pv")))
+    return PositionAnalysis(lines[0].score, lines, min(info.get("depth", 0) for info in infos if info.get("pv")),
+                            max(info.get("nodes", 0) for info in infos))
 
 
 class _StopWatcher:

@@ -25,7 +25,7 @@ import chess.engine
 import chess.pgn
 from tqdm import tqdm
 
-from bot.analysis import analyse_game, annotated, open_engine
+from bot.analysis import EngineCommand, analyse_game, analyst, annotated
 from variant import KnightmateBoard
 
 
@@ -121,9 +121,10 @@ def run(paths: Sequence[Path], limit: chess.engine.Limit, engine_command: Sequen
     *out*, a directory if it is one or ends with a slash, else a file; to *stdout* without it."""
     sources = [read_source(path) for path in pgn_files(paths)]
     output = _Output(out, stdout)
-    analyst = _analyst(engine_command, limit)
+    engine_to_open = EngineCommand(tuple(engine_command) if engine_command else None)
+    annotator = analyst(engine_to_open, limit)
     total = sum(len(list(game.mainline_moves())) + 1 for source in sources for game in source.games)
-    engine = open_engine(engine_command)
+    engine = engine_to_open.open()
     try:
         with tqdm(total=total, unit="position", file=stderr, disable=not stderr.isatty(), leave=False) as bar:
             for source in sources:
@@ -133,7 +134,7 @@ def run(paths: Sequence[Path], limit: chess.engine.Limit, engine_command: Sequen
                     board = game.board()
                     assert isinstance(board, KnightmateBoard)
                     analysis = analyse_game(engine, board, moves, limit, on_progress=lambda *_: _advance(bar))
-                    output.add(source.path, str(annotated(game, analysis, analyst)) + "\n\n")
+                    output.add(source.path, str(annotated(game, analysis, annotator)) + "\n\n")
                     bar.write(f"{source.path.name} game {number}: {game.headers.get('White', '?')} - "
                               f"{game.headers.get('Black', '?')} {game.headers.get('Result', '*')}: "
                               f"White {analysis.white.describe()}; Black {analysis.black.describe()} "
@@ -175,12 +176,6 @@ class _Output:
 
 def _advance(bar: tqdm) -> None:  # type: ignore[type-arg]
     bar.update()
-
-
-def _analyst(engine_command: Sequence[str] | None, limit: chess.engine.Limit) -> str:
-    engine = "the built-in engine" if not engine_command else Path(engine_command[0]).name
-    budget = f"depth {limit.depth}" if limit.depth is not None else f"{(limit.time or 0) * 1000:g} ms a position"
-    return f"knightmate-bot analyse ({engine}, {budget})"
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -4,7 +4,9 @@ Starts the sandbox (its Bot API on loopback, with a throwaway token), the bot ag
 the code ``run`` uses (:func:`bot.cli.wiring.play_on_server`: challenge rules, engine or
 ``engine.command``, book, ponder, PGN directory, all from the config; only ``server.*``, the state,
 heartbeat and stop files are the sandbox's, so a live bot's files are never touched), a person's
-seat and a built-in opponent, and the page (:mod:`bot.web.server`) on ``--host``/``--port``.
+seat, a sparring opponent and the computer at each level (the config's ``engine.command`` weakened
+to the level's ``UCI_Elo`` when it names one, else the built-in engine), and the page
+(:mod:`bot.web.server`, whose analysis board and reviews use that engine too) on ``--host``/``--port``.
 Prints the page's address with its session key; runs until SIGINT or SIGTERM.
 """
 
@@ -20,6 +22,7 @@ import webbrowser
 from pathlib import Path
 from typing import TextIO
 
+from bot.analysis import EngineCommand
 from bot.cli import operations
 from bot.cli.stopping import event_on_signals
 from bot.cli.wiring import BotThread
@@ -82,7 +85,10 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
     stop = stop if stop is not None else event_on_signals()
     token = secrets.token_urlsafe(18)
     key = secrets.token_urlsafe(24)
-    with tempfile.TemporaryDirectory(prefix="knightmate-play-") as temporary, Sandbox(dialect) as sandbox:
+    engine = None if settings.engine.command is None else EngineCommand(settings.engine.command,
+                                                                         settings.engine.options)
+    with (tempfile.TemporaryDirectory(prefix="knightmate-play-") as temporary,
+          Sandbox(dialect, level_engine=engine) as sandbox):
         sandbox.add_account(BOT, token=token, bot=True)
         sandbox.add_opponent(OPPONENT, bot=True, strategy="engine")
         computers = {level.number: f"{COMPUTER}-{level.number}" for level in LEVELS}
@@ -97,7 +103,7 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
                                BOT_START_TIMEOUT_S)
             except TimeoutError:
                 raise PlayError(f"the bot did not connect to the sandbox within {BOT_START_TIMEOUT_S:g} s") from None
-            with PageServer((host, port), seat, key, functools.partial(_bot_pgn, bot, bot_settings)) as page:
+            with PageServer((host, port), seat, key, functools.partial(_bot_pgn, bot, bot_settings), engine) as page:
                 serving = threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.2}, name="page")
                 serving.start()
                 url = f"{page.url}/?key={key}"

@@ -18,6 +18,7 @@ from types import TracebackType
 
 import chess
 
+from bot.analysis import EngineCommand
 from bot.loopback import is_loopback
 from bot.sandbox.faults import Faults
 from bot.sandbox.handler import SandboxServer
@@ -75,12 +76,14 @@ class Sandbox:
     :param opponent_delay_s: how long in-process opponents wait before each move.
     :param gone_claim_s: Lichess: seconds after which a ``gone`` opponent's game can be claimed.
     :param seed: seeds the random movers and colour draws, for reproducible games.
+    :param level_engine: the UCI engine the computer's levels play (weakened to each level's
+        ``UCI_Elo``); None: the built-in engine at each level.
     """
 
     def __init__(self, dialect: str = "lichess", *, host: str = "127.0.0.1", port: int = 0,
                  keepalive_s: float | None = None, first_move_timeout_s: float = 30.0,
                  engine_movetime_ms: int = 100, opponent_delay_s: float = 0.0, gone_claim_s: float = 10.0,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, level_engine: EngineCommand | None = None) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r} (lichess or pychess)")
         if not is_loopback(host):
@@ -89,6 +92,7 @@ class Sandbox:
         self._rng = random.Random(seed)
         self._engine_movetime_ms = engine_movetime_ms
         self._opponent_delay_s = opponent_delay_s
+        self._level_engine = level_engine
         self._players: list[OpponentPlayer] = []
         self._world = World(self.dialect, keepalive_s=keepalive_s or self.dialect.keepalive_s,
                             first_move_timeout_s=first_move_timeout_s, gone_claim_s=gone_claim_s,
@@ -317,7 +321,7 @@ class Sandbox:
     def _start_opponent(self, world: World, game: Game, account: Account) -> None:
         assert account.strategy is not None
         strategy = make_strategy(account.strategy, movetime_ms=self._engine_movetime_ms,
-                                 rng=random.Random(self._rng.random()))
+                                 rng=random.Random(self._rng.random()), level_engine=self._level_engine)
         player = OpponentPlayer(world, game, account, strategy, self._opponent_delay_s)
         self._players = [running for running in self._players if running.thread.is_alive()]
         self._players.append(player)

@@ -2,8 +2,9 @@
 
 A strategy picks a move for a position: ``random`` (any legal move), ``engine`` (our engine with a
 short move time; the random mover stands in while the engine cannot be imported or fails),
-``level1`` to ``level8`` (our engine at that level of :data:`bot.engine.levels.LEVELS`: "the
-computer" a person plays on the page, as Lichess's ``/api/challenge/ai`` has it) or
+``level1`` to ``level8`` (our engine at that level of :data:`bot.engine.levels.LEVELS`, or the
+operator's UCI engine with that ``UCI_Elo``: "the computer" a person plays on the page, as
+Lichess's ``/api/challenge/ai`` has it) or
 ``idle`` (never moves, for testing aborts and flags) or ``gone`` (never moves, and the world treats
 its player as having left the game). An :class:`OpponentPlayer` waits for its turn
 on the world's condition and plays through the same referee as posted moves. Opponents never
@@ -18,8 +19,12 @@ import threading
 from typing import TYPE_CHECKING
 
 import chess
+import chess.engine
 
-from bot.engine.levels import LEVELS
+from bot.analysis import AnalysisEngineError, EngineCommand, close_engine
+from bot.engine import Engine, Limits
+from bot.engine.external import engine_board_of
+from bot.engine.levels import LEVELS, Level
 from bot.sandbox.model import Account, Game
 from variant import KnightmateBoard
 
@@ -29,7 +34,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 #: The longest a level opponent thinks; the levels' own depth and node limits make the low ones
-#: answer in milliseconds.
+#: answer in milliseconds. An external engine thinks its level's share of it (level 1 an eighth):
+#: Stockfish's weakened levels use the whole time they are given.
 LEVEL_MOVETIME_MS = 1000
 LEVEL_STRATEGIES = tuple(f"level{level.number}" for level in LEVELS)
 STRATEGIES = ("random", "engine", "idle", "gone", *LEVEL_STRATEGIES)
@@ -40,6 +46,9 @@ class Strategy:
 
     def choose(self, board: KnightmateBoard) -> chess.Move | None:
         raise NotImplementedError
+
+    def close(self) -> None:
+        """Lets go of what the strategy holds (an engine process) once its game is over."""
 
 
 class RandomMover(Strategy):
@@ -88,23 +97,89 @@ class EngineMover(Strategy):
 
 
 class LevelMover(Strategy):
-    """Our engine at one of the named levels (``Engine(elo=...)``), its own hash table per game."""
+    """The computer at one of the named levels: our engine (``Engine(elo=...)``, its own hash table
+    per game) or, when the config names one, the external UCI engine *external* with
+    ``UCI_LimitStrength`` and the level's ``UCI_Elo`` (clamped to the range the engine offers).
 
-    def __init__(self, elo: int) -> None:
-        from bot.engine import Engine
+    An external engine that cannot be started, has no ``UCI_Elo``, or fails during the game is
+    logged and our engine plays on: a person's game never stops for it.
+    """
 
-        self._engine = Engine(hash_mb=8, elo=elo)
+    def __init__(self, level: Level, external: EngineCommand | None = None) -> None:
+        self._level = level
+        self._external = external
+        self._uci: chess.engine.SimpleEngine | None = None
+        self._builtin: Engine | None = None
 
     def choose(self, board: KnightmateBoard) -> chess.Move | None:
-        from bot.engine import Limits
+        if self._external is not None and self._uci is None:
+            self._uci = self._open_external(self._external)
+        if self._uci is not None:
+            try:
+                return self._play_external(self._uci, board)
+            except (chess.engine.EngineError, TimeoutError, ValueError):
+                logger.warning("the level %d engine failed; the built-in engine plays on", self._level.number,
+                               exc_info=True)
+                self.close()
+        return self._play_builtin(board)
 
-        move: chess.Move | None = self._engine.search(board.copy(), Limits(movetime_ms=LEVEL_MOVETIME_MS)).move
+    def close(self) -> None:
+        uci, self._uci, self._external = self._uci, None, None
+        if uci is not None:
+            close_engine(uci)
+
+    def _open_external(self, external: EngineCommand) -> chess.engine.SimpleEngine | None:
+        try:
+            engine = external.at_full_strength().open()
+        except AnalysisEngineError as error:
+            logger.warning("the level %d engine did not start (%s); the built-in engine plays", self._level.number,
+                           error)
+            self._external = None
+            return None
+        try:
+            engine.configure(strength_options(engine, self._level.elo))
+        except (chess.engine.EngineError, ValueError) as error:
+            logger.warning("the level %d engine cannot be weakened (%s); the built-in engine plays",
+                           self._level.number, error)
+            close_engine(engine)
+            self._external = None
+            return None
+        return engine
+
+    def _play_external(self, engine: chess.engine.SimpleEngine, board: KnightmateBoard) -> chess.Move | None:
+        movetime_s = LEVEL_MOVETIME_MS * self._level.number / LEVELS[-1].number / 1000
+        move = engine.play(engine_board_of(board), chess.engine.Limit(time=movetime_s)).move
+        if move is not None and move not in board.legal_moves:
+            raise ValueError(f"the engine chose an illegal move {move}")
+        return move
+
+    def _play_builtin(self, board: KnightmateBoard) -> chess.Move | None:
+        if self._builtin is None:
+            self._builtin = Engine(hash_mb=8, elo=self._level.elo)
+        move: chess.Move | None = self._builtin.search(board.copy(), Limits(movetime_ms=LEVEL_MOVETIME_MS)).move
         return move
 
 
-def make_strategy(name: str, *, movetime_ms: int, rng: random.Random) -> Strategy:
+def strength_options(engine: chess.engine.SimpleEngine, elo: int) -> dict[str, chess.engine.ConfigValue]:
+    """``UCI_LimitStrength`` and ``UCI_Elo`` for *elo*, clamped to the engine's range (Debian's
+    Fairy-Stockfish starts at 1350, above our lowest levels).
+
+    :raises: :exc:`ValueError` for an engine without those options.
+    """
+    missing = [name for name in ("UCI_LimitStrength", "UCI_Elo") if name not in engine.options]
+    if missing:
+        raise ValueError(f"it has no {' or '.join(missing)} option")
+    option = engine.options["UCI_Elo"]
+    low = option.min if option.min is not None else elo
+    high = option.max if option.max is not None else elo
+    return {"UCI_LimitStrength": True, "UCI_Elo": min(max(elo, low), high)}
+
+
+def make_strategy(name: str, *, movetime_ms: int, rng: random.Random,
+                  level_engine: EngineCommand | None = None) -> Strategy:
+    """The strategy *name*; the levels play *level_engine* when given (see :class:`LevelMover`)."""
     if name in LEVEL_STRATEGIES:
-        return LevelMover(LEVELS[LEVEL_STRATEGIES.index(name)].elo)
+        return LevelMover(LEVELS[LEVEL_STRATEGIES.index(name)], level_engine)
     if name == "random":
         return RandomMover(rng)
     if name == "engine":
@@ -127,6 +202,12 @@ class OpponentPlayer:
         self.thread = threading.Thread(target=self._run, name=f"sandbox-opponent-{game.id}", daemon=True)
 
     def _run(self) -> None:
+        try:
+            self._play()
+        finally:
+            self._strategy.close()
+
+    def _play(self) -> None:
         color = self._game.color_of(self._account)
         assert color is not None
         cond = self._world.cond

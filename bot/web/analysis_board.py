@@ -2,10 +2,10 @@
 
 The page knows no rules, so everything it shows on the analysis board comes from here: a pasted
 FEN or PGN read into plies (each with SAN and the position after it), a position's legal moves,
-and the built-in engine's best lines, streamed as each iteration completes. One search runs at a
-time on the whole server (it shares the machine with the bot's own games): a new analysis stops
-the one before, and a search ends when its page goes away or after :data:`MAX_SEARCH_S`.
-Nothing here speaks HTTP.
+and the engine's best lines (:mod:`bot.analysis`, with the config's engine), streamed as the engine
+reports them. One search runs at a time on the whole server (it shares the machine with the bot's
+own games): a new analysis stops the one before, and a search ends when its page goes away or
+after :data:`MAX_SEARCH_S`. Nothing here speaks HTTP.
 """
 
 from __future__ import annotations
@@ -15,12 +15,20 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import chess
+import chess.engine
 import chess.pgn
 
-from bot.engine import Engine, Limits, SearchResult
+from bot.analysis import (
+    AnalysisEngineError,
+    AnalysisStopped,
+    EngineCommand,
+    PositionAnalysis,
+    analyse_position,
+    close_engine,
+)
 from bot.sandbox.human import check_square, legal_moves_json
 from bot.sandbox.servers import JsonObject
 from bot.sandbox.world import ApiError
@@ -108,13 +116,19 @@ def _first_line(error: object) -> str:
 
 
 class Analyser:
-    """The built-in engine, one search at a time. *make_engine* builds it on first use."""
+    """The analysis engine, one search at a time on the whole server.
 
-    def __init__(self, make_engine: Callable[[], Engine]) -> None:
-        self._make_engine = make_engine
-        self._engine: Engine | None = None
+    The engine is *engine* at its full strength (the config's ``engine.command`` with its options,
+    or the built-in engine), a UCI process driven by :mod:`bot.analysis` as the review and
+    ``knightmate-bot analyse`` drive theirs. It starts with the first search and lives until
+    :meth:`stop`; an engine that fails is quit, and the next search starts a new one.
+    """
+
+    def __init__(self, engine: EngineCommand | None = None) -> None:
+        self._command = (engine or EngineCommand()).at_full_strength()
+        self._engine: chess.engine.SimpleEngine | None = None
         self._lock = threading.Lock()
-        #: Held by the search using the engine: a stopped search lets go a moment after its stop.
+        #: Held by the search using the engine: a stopped search lets go once the engine has stopped.
         self.engine_lock = threading.Lock()
         self._current: Search | None = None
 
@@ -139,15 +153,27 @@ class Analyser:
         return self._current
 
     def stop(self) -> None:
-        """Stops the search under way (the server is stopping)."""
+        """Stops the search under way and quits the engine (the server is stopping)."""
         with self._lock:
             if self._current is not None:
                 self._current.stop("the server stopped")
+        with self.engine_lock:
+            self.forget_engine()
 
-    def engine(self) -> Engine:
+    def engine(self) -> chess.engine.SimpleEngine:
+        """The engine, started if need be; called with :attr:`engine_lock` held.
+
+        :raises: :exc:`~bot.analysis.AnalysisEngineError`.
+        """
         if self._engine is None:
-            self._engine = self._make_engine()
+            self._engine = self._command.open()
         return self._engine
+
+    def forget_engine(self) -> None:
+        """Quits the engine (if it still answers) so that the next search starts a new one."""
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            close_engine(engine)
 
 
 class Search:
@@ -187,36 +213,40 @@ class Search:
             yield item
 
     def _run(self) -> None:
+        # An infinite search, stopped from here: an engine given a clock stops early, at a mate found.
         timer = threading.Timer(MAX_SEARCH_S, self.stop, args=("searched for long enough",))
         timer.daemon = True
         timer.start()
         try:
             with self._analyser.engine_lock:
                 if not self._stop.is_set():
-                    self._analyser.engine().search(self._board.copy(), Limits(infinite=True), stop=self._stop,
-                                                   on_info=self._report, multipv=self._multipv)
+                    analyse_position(self._analyser.engine(), self._board, chess.engine.Limit(),
+                                     multipv=self._multipv, on_info=self._report, stop=self._stop)
+        except AnalysisStopped:
+            pass
+        except AnalysisEngineError as error:
+            self._why_stopped = str(error)
         except Exception as error:  # the page says so; the log keeps the details
             logger.exception("the analysis search failed")
             self._why_stopped = f"the engine failed: {type(error).__name__}"
+            with self._analyser.engine_lock:
+                self._analyser.forget_engine()
         finally:
             timer.cancel()
             self._queue.put({"type": "end", "reason": self._why_stopped})
             self._queue.put(None)
 
-    def _report(self, result: SearchResult) -> None:
+    def _report(self, analysis: PositionAnalysis) -> None:
         """An iteration's lines, scores from White's side (as the page's bar and list show them)."""
-        sign = 1 if self._board.turn == chess.WHITE else -1
         lines = []
-        for line in result.principal_lines():
+        for line in analysis.lines:
             board = self._board.copy()
             ucis, sans, fens = [], [], []
             for move in line.pv:
                 ucis.append(board.uci(move))
                 sans.append(board.san_and_push(move))
                 fens.append(board.fen())
-            lines.append({"uci": ucis, "san": sans, "fen": fens,
-                          "cp": None if line.score_cp is None else sign * line.score_cp,
-                          "mate": None if line.mate is None else sign * line.mate})
-        self._queue.put({"type": "info", "depth": result.depth, "nodes": result.nodes, "timeMs": result.time_ms,
-                         "lines": lines,
+            white = line.score.white()
+            lines.append({"uci": ucis, "san": sans, "fen": fens, "cp": white.score(), "mate": white.mate()})
+        self._queue.put({"type": "info", "depth": analysis.depth, "nodes": analysis.nodes, "lines": lines,
                          "sentAtMs": round(time.time() * 1000)})

@@ -1,10 +1,10 @@
 """Game review for the page: every move of a finished game judged by :mod:`bot.analysis`.
 
-The built-in engine (as a UCI process, :data:`bot.analysis.BUILTIN_COMMAND`) searches each
-position for :data:`REVIEW_MOVE_S`; progress and then the whole review go to the page as stream
-lines. One review at a time (a new one stops the one before; a page that leaves stops its own),
-and the annotated PGN of each game reviewed is kept for the page's download: the same text
-:func:`bot.analysis.annotated` writes for the CLI.
+The page's engine (the config's ``engine.command`` at its full strength, or the built-in engine,
+as a UCI process) searches each position for :data:`REVIEW_MOVE_S`; progress and then the whole
+review go to the page as stream lines. One review at a time (a new one stops the one before; a
+page that leaves stops its own), and the annotated PGN of each game reviewed is kept for the
+page's download: the same text :func:`bot.analysis.annotated` writes for the CLI.
 """
 
 from __future__ import annotations
@@ -19,24 +19,35 @@ import chess
 import chess.engine
 import chess.pgn
 
-from bot.analysis import AnalysisEngineError, AnalysisStopped, GameAnalysis, analyse_game, annotated, open_engine
+from bot.analysis import (
+    AnalysisEngineError,
+    AnalysisStopped,
+    EngineCommand,
+    GameAnalysis,
+    analyse_game,
+    analyst,
+    annotated,
+    close_engine,
+)
 from bot.sandbox.servers import JsonObject
 from bot.sandbox.world import ApiError
 from variant import KnightmateBoard
 
 logger = logging.getLogger(__name__)
 
-#: Seconds the engine searches each position of a reviewed game.
+#: Seconds the engine searches each position of a reviewed game: the review is what
+#: ``knightmate-bot analyse --movetime-ms 150`` writes for the game (the same analysis, annotator
+#: and :func:`~bot.analysis.annotated`, so the same text).
 REVIEW_MOVE_S = 0.15
-#: The annotator the PGN names: the review is what ``knightmate-bot analyse --movetime-ms 150``
-#: writes for the game (the same analysis and :func:`~bot.analysis.annotated`, so the same text).
-ANALYST = f"knightmate-bot analyse (the built-in engine, {REVIEW_MOVE_S * 1000:g} ms a position)"
 
 
 class Reviewer:
-    """Reviews games one at a time and keeps their annotated PGNs by game id."""
+    """Reviews games one at a time with *engine* (None: the built-in one) and keeps their annotated
+    PGNs by game id."""
 
-    def __init__(self) -> None:
+    def __init__(self, engine: EngineCommand | None = None) -> None:
+        self._engine = (engine or EngineCommand()).at_full_strength()
+        self._limit = chess.engine.Limit(time=REVIEW_MOVE_S)
         self._lock = threading.Lock()
         self._current: threading.Event | None = None
         self.pgns: dict[str, str] = {}
@@ -63,14 +74,14 @@ class Reviewer:
         assert isinstance(start, KnightmateBoard)
         moves = list(game.mainline_moves())
         try:
-            engine = open_engine(None)
+            engine = self._engine.open()
             try:
-                analysis = analyse_game(engine, start, moves, chess.engine.Limit(time=REVIEW_MOVE_S), stop=stop,
+                analysis = analyse_game(engine, start, moves, self._limit, stop=stop,
                                         on_progress=lambda done, total: lines.put(
                                             {"type": "progress", "done": done, "total": total}))
             finally:
-                engine.quit()
-            text = str(annotated(game, analysis, ANALYST)) + "\n"
+                close_engine(engine)
+            text = str(annotated(game, analysis, analyst(self._engine, self._limit))) + "\n"
             self.pgns[game_id] = text
             lines.put(_review_json(start, analysis, text))
         except AnalysisStopped:

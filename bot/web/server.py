@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from http.cookies import SimpleCookie
 from importlib import resources
 
-from bot.engine import Engine
+from bot.analysis import EngineCommand
 from bot.loopback import is_loopback
 from bot.sandbox.handler import ClosingServer, JsonHandler
 from bot.sandbox.human import HumanSeat
@@ -56,23 +56,21 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 
-#: The analysis board's engine: the built-in one, with its own hash table.
-ANALYSIS_HASH_MB = 32
-
 #: Fetches the bot's own PGN file of a finished game, or None when there is none.
 PgnSource = Callable[[str], "str | None"]
 
 
 class PageServer(ClosingServer):
-    """The page and the human seat's API, for one person holding *key*."""
+    """The page and the human seat's API, for one person holding *key*; its analysis board and
+    reviews run on *engine* (the config's ``engine.command``; None: the built-in engine)."""
 
     def __init__(self, address: tuple[str, int], seat: HumanSeat, key: str, bot_pgn: PgnSource,
-                 analyser: Analyser | None = None) -> None:
+                 engine: EngineCommand | None = None) -> None:
         self.seat = seat
         self.key = key
         self.bot_pgn = bot_pgn
-        self.analyser = analyser or Analyser(lambda: Engine(hash_mb=ANALYSIS_HASH_MB))
-        self.reviewer = Reviewer()
+        self.analyser = Analyser(engine)
+        self.reviewer = Reviewer(engine)
         super().__init__(address, PageHandler)
         self.port = self.server_address[1]
         self.cookie = f"{COOKIE_PREFIX}{self.port}"
