@@ -31,7 +31,7 @@ def make_search(fen: str, tt: dict[int, tuple[int, int, int, int]] | None = None
     """A search of *fen* with no limits, its tables fresh (or *tt*)."""
     return _Search(KnightmateBoard(fen), Limits(depth=1), Budget(None, None), time.perf_counter(), None,
                    {} if tt is None else tt, tt_capacity, [[0] * 4096 for _ in chess.COLORS],
-                   [[NO_MOVE] * 4096 for _ in chess.COLORS], {}, None)
+                   [[NO_MOVE] * 4096 for _ in chess.COLORS], {}, None, 1, 0)
 
 
 def test_quiescence_promotes_on_an_empty_square() -> None:
