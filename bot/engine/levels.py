@@ -18,7 +18,7 @@ less far, not worse at what it sees. So a level
 
 Elo in between the anchors of :data:`_ANCHORS` is interpolated, so any ``UCI_Elo`` in
 [:data:`MIN_ELO`, :data:`MAX_ELO`] plays. The anchors are not calibrated yet: the first match
-(bench/README.md, "Levels") found every level measured far stronger than its label, because
+(bench/README.md, "levels.py") found every level measured far stronger than its label, because
 Fairy-Stockfish's low levels give material away and these never do; they were moved down one
 notch since, and the table still needs its matches.
 """
