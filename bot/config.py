@@ -29,6 +29,7 @@ from chess.engine import MANAGED_OPTIONS
 
 from bot.dialect import AUTO, DIALECTS, Dialect, resolve
 from bot.engine.book import DEFAULT_BOOK, check_book_file
+from bot.engine.levels import elo_from_options
 from bot.loopback import is_loopback
 
 TOKEN_ENV = "KNIGHTMATE_BOT_TOKEN"
@@ -115,6 +116,12 @@ class EngineSettings:
     clock_reserve_ms: int = 5_000
     clock_reserve_share: float = 0.2
     latency_reserve_factor: float = 3.0
+
+    @property
+    def builtin_elo(self) -> int | None:
+        """The strength ``options`` ask of the built-in engine (``UCI_LimitStrength`` and
+        ``UCI_Elo``, checked by :func:`check`), or None for full strength."""
+        return elo_from_options(self.options) if self.command is None else None
 
     @property
     def book_file(self) -> str | None:
@@ -416,7 +423,10 @@ def _check_consistency(settings: Settings) -> None:
                           f"({engine.max_move_time_ms} <= {engine.move_overhead_ms}), which is taken off "
                           "every move's thinking time")
     if engine.options and engine.command is None:
-        raise ConfigError("engine.options: only an external engine takes options; set engine.command too")
+        try:
+            elo_from_options(engine.options)
+        except ValueError as error:
+            raise ConfigError(f"engine.options: {error}") from None
     if settings.server.backoff_initial_s > settings.server.backoff_max_s:
         raise ConfigError("server.backoff_initial_s: must not be greater than server.backoff_max_s")
     url = urlsplit(settings.server.url)

@@ -190,6 +190,14 @@ def test_engine_command_is_a_command_line_or_a_list_of_words(value: object, comm
     assert parse_settings({"engine": {"command": value}}).engine.command == command
 
 
+def test_the_built_in_engine_is_weakened_by_the_options_that_weaken_fairy_stockfish() -> None:
+    options = {"UCI_LimitStrength": True, "UCI_Elo": 1200}
+    assert parse_settings({"engine": {"options": options}}).engine.builtin_elo == 1200
+    assert parse_settings({"engine": {"options": {"UCI_Elo": 1200}}}).engine.builtin_elo is None  # not limited
+    assert parse_settings({"engine": {"command": "fs", "options": options}}).engine.builtin_elo is None
+    assert parse_settings(None).engine.builtin_elo is None
+
+
 def test_engine_options_keep_their_names_and_values() -> None:
     engine = parse_settings({"engine": {"command": "fs", "options": {"UCI_LimitStrength": True, "UCI_Elo": 1500,
                                                                      "Skill Level": 3}}}).engine
@@ -206,7 +214,9 @@ def test_engine_options_keep_their_names_and_values() -> None:
     ({"command": "fs", "options": {"Hash": 1.5}}, r"^engine\.options: expected true/false, a whole number"),
     ({"command": "fs", "options": {"UCI_Variant": "chess"}}, r"^engine\.options: UCI_Variant is set by the bot"),
     ({"command": "fs", "options": {"multipv": 3}}, r"^engine\.options: multipv is set by the bot"),
-    ({"options": {"Hash": 64}}, r"^engine\.options: only an external engine takes options"),
+    ({"options": {"Hash": 64}}, r"^engine\.options: the built-in engine has no option Hash"),
+    ({"options": {"UCI_LimitStrength": True, "UCI_Elo": 100}}, r"^engine\.options: UCI_Elo must be a whole number"),
+    ({"options": {"UCI_LimitStrength": "yes"}}, r"^engine\.options: UCI_LimitStrength must be true or false"),
     ({"command": "fs", "start_timeout_s": 0}, r"^engine\.start_timeout_s: expected a number"),
     ({"command": "fs", "hang_margin_s": "3"}, r"^engine\.hang_margin_s: expected a number"),
 ])

@@ -113,6 +113,15 @@ def test_a_position_continued_from_a_cached_board_equals_one_built_from_scratch(
 # A home worker per game.
 
 
+def test_a_pool_with_an_elo_searches_as_that_level(pool_of) -> None:
+    from bot.engine.levels import LEVELS, strength_for_elo
+
+    elo = LEVELS[0].elo
+    weak = pool_of(1, elo=elo).submit(None, ("e2e4", "e7e5"), Limits(depth=8)).result(timeout=TIMEOUT_S)
+    full = pool_of(1).submit(None, ("e2e4", "e7e5"), Limits(depth=4)).result(timeout=TIMEOUT_S)
+    assert weak.depth <= strength_for_elo(elo).depth < full.depth == 4
+
+
 def test_a_games_searches_go_to_its_own_worker_and_reuse_the_hash(pool_of) -> None:
     pool = pool_of(2)
     limits = Limits(depth=5)

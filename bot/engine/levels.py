@@ -18,7 +18,7 @@ less far, not worse at what it sees. So a level
 
 Elo in between the anchors of :data:`_ANCHORS` is interpolated, so any ``UCI_Elo`` in
 [:data:`MIN_ELO`, :data:`MAX_ELO`] plays. The anchors are not calibrated yet: the first match
-(bench/README.md, "Levels") found every level measured far stronger than its label, because
+(bench/README.md, "levels.py") found every level measured far stronger than its label, because
 Fairy-Stockfish's low levels give material away and these never do; they were moved down one
 notch since, and the table still needs its matches.
 """
@@ -26,7 +26,7 @@ notch since, and the table still needs its matches.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
@@ -123,6 +123,31 @@ def strength_for_elo(elo: int) -> Strength:
                     lines=lower.lines if share < 0.5 else upper.lines,
                     noise_cp=round(linear(lower.noise_cp, upper.noise_cp)),
                     blind_chance=linear(lower.blind_chance, upper.blind_chance))
+
+
+#: The UCI options of the built-in engine that a bot's ``engine.options`` may set, as Stockfish spells them.
+LIMIT_STRENGTH_OPTION: Final = "UCI_LimitStrength"
+ELO_OPTION: Final = "UCI_Elo"
+
+
+def elo_from_options(options: Mapping[str, bool | int | str]) -> int | None:
+    """The ``UCI_Elo`` that UCI *options* (as ``engine.options`` gives them) ask of the built-in
+    engine, or None for full strength: ``UCI_Elo`` counts only with ``UCI_LimitStrength`` true, as
+    in Stockfish. Raises :class:`ValueError` for another option, or a value of the wrong kind or
+    out of range."""
+    by_name = {name.lower(): value for name, value in options.items()}
+    known = (LIMIT_STRENGTH_OPTION.lower(), ELO_OPTION.lower())
+    unknown = sorted(name for name in options if name.lower() not in known)
+    if unknown:
+        raise ValueError(f"the built-in engine has no option {unknown[0]} (only {LIMIT_STRENGTH_OPTION} and "
+                         f"{ELO_OPTION}); set engine.command for another engine's options")
+    limit = by_name.get(LIMIT_STRENGTH_OPTION.lower(), False)
+    elo = by_name.get(ELO_OPTION.lower(), DEFAULT_ELO)
+    if not isinstance(limit, bool):
+        raise ValueError(f"{LIMIT_STRENGTH_OPTION} must be true or false, got {limit!r}")
+    if isinstance(elo, bool) or not isinstance(elo, int) or not MIN_ELO <= elo <= MAX_ELO:
+        raise ValueError(f"{ELO_OPTION} must be a whole number from {MIN_ELO} to {MAX_ELO}, got {elo!r}")
+    return elo if limit else None
 
 
 def level(number: int) -> Level:

@@ -121,7 +121,8 @@ class _Control:
     ponder: Ponder | None
 
 
-def _worker_main(connection: Connection, hash_mb: int, book_file: str | None, job: SearchJob) -> None:
+def _worker_main(connection: Connection, hash_mb: int, book_file: str | None, job: SearchJob,
+                 elo: int | None) -> None:
     """A worker: a listener thread takes messages (searches are queued, stops and hits act at
     once on the search they name); the main thread runs the searches one after another."""
     global _engine
@@ -132,7 +133,7 @@ def _worker_main(connection: Connection, hash_mb: int, book_file: str | None, jo
     # default 5 ms switch interval that wait cost a ponder miss about 10 ms of the opponent's
     # move-to-reply time (bench/latency.py); the listener rarely runs, so a short interval is free.
     sys.setswitchinterval(LISTENER_SWITCH_INTERVAL_S)
-    _engine = Engine(hash_mb=hash_mb, book=_open_book(book_file))
+    _engine = Engine(hash_mb=hash_mb, book=_open_book(book_file), elo=elo)
     searches: queue.Queue[_Search] = queue.Queue()
     controls: dict[int, _Control] = {}
     lock = threading.Lock()
@@ -299,10 +300,11 @@ class SearchPool:
     """
 
     def __init__(self, workers: int, hash_mb: int, job: SearchJob = engine_search,
-                 book_file: str | None = None) -> None:
+                 book_file: str | None = None, elo: int | None = None) -> None:
         self.workers = max(1, workers)
         self.hash_mb = hash_mb
         self.book_file = book_file
+        self.elo = elo  # the workers' engines play at this UCI_Elo (None: full strength)
         self.job = job
         self._context = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()
@@ -447,7 +449,8 @@ class SearchPool:
 
     def _start(self, worker: _Worker) -> None:
         ours, theirs = self._context.Pipe()
-        process = self._context.Process(target=_worker_main, args=(theirs, self.hash_mb, self.book_file, self.job),
+        process = self._context.Process(target=_worker_main,
+                                        args=(theirs, self.hash_mb, self.book_file, self.job, self.elo),
                                         name="search-worker", daemon=True)
         process.start()
         theirs.close()

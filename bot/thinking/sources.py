@@ -422,7 +422,7 @@ def open_engines(settings: EngineSettings, workers: int) -> Iterator[Engines]:
     """The move source ``run`` and ``demo`` play with, ready and checked; closed on exit with every
     engine process and worker it started. Raises :class:`EngineStartError` for a bad external engine."""
     if settings.command is None:
-        pool = SearchPool(workers, settings.hash_mb, book_file=settings.book_file)
+        pool = SearchPool(workers, settings.hash_mb, book_file=settings.book_file, elo=settings.builtin_elo)
         try:
             pool.warm_up()
             yield BuiltinEngines(pool)
