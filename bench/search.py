@@ -63,7 +63,7 @@ def measure(depth: int, movetime: int | None, hash_mb: int) -> tuple[str, list[R
     from bot.engine import Engine, Limits, build
     from variant import KnightmateBoard
 
-    limits = Limits(movetime=movetime, move_overhead_ms=0) if movetime else Limits(depth=depth)
+    limits = Limits(movetime_ms=movetime, move_overhead_ms=0) if movetime else Limits(depth=depth)
     rows = []
     for name, fen in POSITIONS.items():
         board = KnightmateBoard(fen)

@@ -14,7 +14,6 @@ must never log, print or put the token into an exception message.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import math
 import os
@@ -28,8 +27,9 @@ from urllib.parse import urlsplit
 import yaml
 from chess.engine import MANAGED_OPTIONS
 
+from bot.dialect import AUTO, DIALECTS, Dialect, resolve
 from bot.engine.book import DEFAULT_BOOK, check_book_file
-from bot.remote.dialect import AUTO, DIALECTS, Dialect, resolve
+from bot.loopback import is_loopback
 
 TOKEN_ENV = "KNIGHTMATE_BOT_TOKEN"
 DIALECT_CHOICES = (AUTO, *DIALECTS)
@@ -75,7 +75,7 @@ class ServerSettings:
 
     @property
     def resolved_dialect(self) -> Dialect:
-        """The dialect named, or for ``auto`` the one of the server's host (:func:`bot.remote.dialect.resolve`)."""
+        """The dialect named, or for ``auto`` the one of the server's host (:func:`bot.dialect.resolve`)."""
         return resolve(self.dialect, self.url)
 
 
@@ -86,6 +86,7 @@ class ChallengeSettings:
     accept_bots: bool = True
     accept_humans: bool = True
     modes: tuple[str, ...] = MODES
+    # Seconds, unlike the rest of the program: the keys keep lichess-bot's names and units.
     min_base: float = 0.0
     max_base: float = 3 * 3600.0
     min_increment: float = 0.0
@@ -419,18 +420,9 @@ def _check_consistency(settings: Settings) -> None:
     if settings.server.backoff_initial_s > settings.server.backoff_max_s:
         raise ConfigError("server.backoff_initial_s: must not be greater than server.backoff_max_s")
     url = urlsplit(settings.server.url)
-    if url.scheme == "http" and not settings.server.allow_insecure_http and not _is_loopback(url.hostname or ""):
+    if url.scheme == "http" and not settings.server.allow_insecure_http and not is_loopback(url.hostname or ""):
         raise ConfigError(f"server.url: plain http:// would send the API token in clear to {url.hostname}; "
                           "use https://, or set server.allow_insecure_http: true")
-
-
-def _is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def load_settings(path: str | os.PathLike[str]) -> Settings:

@@ -243,7 +243,7 @@ def test_a_fault_mid_game_loses_nothing(sandbox: Sandbox, bot: LocalBot, fault: 
 def test_silent_event_stream_is_reopened(sandbox: Sandbox, bot: LocalBot) -> None:
     sandbox.faults.silence("event", 5.0, username=BOT)
     sandbox.wait_connections("event", BOT, 2, timeout=10)
-    # A challenge sent while pychess still counts the abandoned stream open is lost (API.md): wait.
+    # A challenge sent while pychess still counts the abandoned stream open is lost (docs/api.md): wait.
     sandbox.wait_open_streams("event", BOT, 1, timeout=10)
     game_id = play(sandbox, color="white")
     check_game(sandbox, game_id, bot)

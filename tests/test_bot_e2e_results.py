@@ -5,7 +5,9 @@ cannot tell leaves an honest ``*`` with its reason, in bounded time, and the bot
 
 from __future__ import annotations
 
+import logging
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
@@ -132,15 +134,23 @@ def test_an_opponent_who_abandons_loses_in_the_pgn(pychess: Sandbox, bot: LocalB
     assert reason(pgn) == "abandon, as the server reports it"
 
 
-def test_the_bots_own_abort_is_written_as_such(pychess: Sandbox, tmp_path: Path, searcher: SearchPool) -> None:
+def test_the_bots_own_abort_is_written_as_such(pychess: Sandbox, tmp_path: Path, searcher: SearchPool,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="bot.games.player")
     local = LocalBot(pychess, bot_settings(pychess, tmp_path, abort_after_s=1.0), searcher).start()
     try:
         game_id = play(pychess, "statue", color="white")     # statue is white and never moves
         pgn = ended_by(pychess, local, game_id, "aborted")
     finally:
         local.stop()
+    for thread in threading.enumerate():     # the game's player, whose goodbye would follow its PGN
+        if thread.name in (f"play-{game_id}", f"read-{game_id}"):
+            thread.join(10)
     assert headers(pgn) == ("*", "abandoned")
     assert reason(pgn) == "the bot aborted the game: the opponent made no move in 1 s"
+    # The greeting went out; no goodbye was tried on the aborted game, which pychess answers with 404.
+    assert [line.text for line in pychess.game(game_id).chat] == [local.settings.game.greeting]
+    assert not [record for record in caplog.records if "chat not sent" in record.getMessage()]
 
 
 # -- a round socket that cannot tell -------------------------------------------------------------

@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from bot.config import ChallengeSettings
-from bot.games.challenges import decide, start_position_problem
+from bot.games.challenges import decide
 from bot.remote.events import Challenge
-from variant import STARTING_FEN
+from variant import STARTING_FEN, KnightmateBoard
 
 KNIGHTMATE_3_2 = Challenge(id="c1", challenger="Alice", challenger_is_bot=False, variant="knightmate",
                            rated=False, time_control="clock", base_ms=180_000, increment_ms=2_000,
@@ -34,12 +34,12 @@ def test_a_legal_custom_start_position_is_accepted() -> None:
 
 @pytest.mark.parametrize("fen", ["not a fen", "8/8/8/8/8/8/8/8 w - - 0 1", "4k3/8/8/8/8/8/8/4K2P w - - 0 1"])
 def test_an_illegal_start_position_is_declined_generic(fen: str) -> None:
-    assert start_position_problem(fen) is not None
+    assert KnightmateBoard.start_position_problem(fen) is not None
     assert reason(replace(KNIGHTMATE_3_2, initial_fen=fen)) == "generic"
 
 
 def test_the_standard_start_fen_is_a_fine_start_position() -> None:
-    assert start_position_problem(STARTING_FEN) is None
+    assert KnightmateBoard.start_position_problem(STARTING_FEN) is None
 
 
 def test_another_variant_is_declined_variant() -> None:

@@ -15,10 +15,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from bot.config import GameSettings, Secret, ServerSettings
+from bot.dialect import LICHESS, PYCHESS
 from bot.remote.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
-from bot.remote.dialect import LICHESS, PYCHESS
 from bot.remote.events import (
-    ChallengeGone,
     ChallengeReceived,
     ChatLine,
     GameEnded,
@@ -86,7 +85,7 @@ def test_pychess_increments_in_seconds_become_milliseconds_and_empty_fen_is_the_
 def test_lichess_increments_are_already_milliseconds_and_startpos_is_the_start() -> None:
     event = parse_game_line(LICHESS, LICHESS_GAME_FULL)
     assert isinstance(event, GameFull)
-    assert event.initial_fen is None and event.white.is_bot
+    assert event.initial_fen is None and event.white.title == "BOT"
     assert (event.base_ms, event.increment_ms, event.state.winc_ms) == (60_000, 1_000, 1_000)
     assert event.state.moves == ()
 
@@ -107,7 +106,9 @@ def test_keep_alives_of_both_dialects_are_keep_alive_events(line: bytes) -> None
 @pytest.mark.parametrize(("line", "expected"), [
     ('{"type":"gameStart","game":{"id":"g1","skill_level":"6","chess960":"False"}}', GameStarted("g1")),
     ('{"type":"gameStart","game":{"gameId":"g2","id":"g2","color":"white"}}', GameStarted("g2")),
-    ('{"type":"challengeCanceled","challenge":{"id":"c9"}}', ChallengeGone("c9")),
+    ('{"type":"challengeCanceled","challenge":{"id":"c9"}}', None),   # nothing for the bot to do
+    ('{"type":"challengeDeclined","challenge":{"id":"c9"}}', None),
+    ('{"type":"gameFinish","game":{"id":"g1"}}', None),                # the game's own stream says so
     ('{"type":"terminated"}', ServerShutdown()),
     ('{"type":"somethingNew","x":1}', None),
 ])

@@ -12,8 +12,8 @@ import pytest
 from test_client import TOKEN, FakeServer, Handler, answer, make_client, sequence, serving
 
 from bot.config import GameSettings, Secret, ServerSettings
+from bot.dialect import LICHESS, PYCHESS
 from bot.remote.client import MAX_RETRY_AFTER_S, Client, ClientError, GameStreamLost, MoveOutcome, split_lines
-from bot.remote.dialect import LICHESS, PYCHESS
 from bot.remote.events import ChallengeReceived, ChatLine, GameStarted, GameState, OpponentGone
 from bot.remote.wire import MalformedLine, parse_event_line, parse_game_line
 

@@ -60,14 +60,14 @@ def test_the_slowest_of_the_recent_echoes_counts_and_only_an_echo_of_our_own_mov
 
 
 def test_the_first_move_after_a_restart_is_a_short_search_fitted_to_the_clock() -> None:
-    limits = Limits(wtime=12_000, btime=9_000, winc=1_000, binc=1_000, move_overhead_ms=300)
+    limits = Limits(wtime_ms=12_000, btime_ms=9_000, winc_ms=1_000, binc_ms=1_000, move_overhead_ms=300)
     quick = restart_limits(limits, 12_000)
-    assert quick.movetime == 12_000 // 30 + 300
+    assert quick.movetime_ms == 12_000 // 30 + 300
     assert budget(quick, chess.WHITE).hard_ms == 12_000 // 30
-    assert restart_limits(limits, 600_000).movetime == RESTART_MOVE_MAX_MS + 300
-    assert restart_limits(limits, 100).movetime == RESTART_MOVE_MIN_MS + 300
-    capped = Limits(wtime=600_000, btime=600_000, movetime=200, move_overhead_ms=100)
-    assert restart_limits(capped, 600_000).movetime == 200    # a cap the operator set still holds
+    assert restart_limits(limits, 600_000).movetime_ms == RESTART_MOVE_MAX_MS + 300
+    assert restart_limits(limits, 100).movetime_ms == RESTART_MOVE_MIN_MS + 300
+    capped = Limits(wtime_ms=600_000, btime_ms=600_000, movetime_ms=200, move_overhead_ms=100)
+    assert restart_limits(capped, 600_000).movetime_ms == 200    # a cap the operator set still holds
 
 
 def game_15_plus_1(reserve: ClockReserve) -> Game:
@@ -108,4 +108,4 @@ def test_the_clocks_an_external_engine_reads_carry_the_reserve_and_the_overhead(
 
 def test_without_a_reserve_the_engine_sees_the_clock_less_the_overhead_only() -> None:
     game = game_15_plus_1(ClockReserve())
-    assert game.limits(now=100.0).btime == 9_000
+    assert game.limits(now=100.0).btime_ms == 9_000

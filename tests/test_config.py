@@ -19,8 +19,8 @@ from bot.config import (
     load_token,
     parse_settings,
 )
+from bot.dialect import DIALECTS, PYCHESS
 from bot.engine.book import DEFAULT_BOOK
-from bot.remote.dialect import DIALECTS, PYCHESS
 
 ROOT_CONFIG = Path(__file__).resolve().parent.parent / "config.yml"
 

@@ -1,4 +1,4 @@
-"""The server dialect is one object: nothing outside :mod:`bot.remote.dialect` compares dialect names, and the
+"""The server dialect is one object: nothing outside :mod:`bot.dialect` compares dialect names, and the
 bot's dialects agree with the sandbox's twins, which imitate the servers they describe."""
 
 from __future__ import annotations
@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.remote import dialect as bot_dialect
-from bot.remote.dialect import DIALECTS, LICHESS, PYCHESS, resolve
+from bot import dialect as bot_dialect
+from bot.dialect import DIALECTS, LICHESS, PYCHESS, resolve
 from bot.sandbox import servers as sandbox_dialect
 from bot.sandbox.model import Account, Challenge, Game
 from bot.sandbox.servers import DIALECTS as SANDBOX_DIALECTS
 
 CUSTOM_FEN = "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"
 
-BOT = Path(bot_dialect.__file__).parent
+BOT = Path(bot_dialect.__file__).parent    # bot/: every module of the bot is searched
 #: The modules that may compare dialect names: the bot's dialects and the sandbox's.
 DIALECT_MODULES = {Path(bot_dialect.__file__), Path(sandbox_dialect.__file__)}
 

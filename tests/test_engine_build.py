@@ -117,7 +117,7 @@ def test_search_result_and_limits_survive_pickling() -> None:
     """They travel between the bot and its worker processes; a compiled frozen dataclass cannot
     be unpickled, so they must stay in uncompiled modules."""
     result = SearchResult(chess.Move.from_uci("e2e4"), 15, None, 6, 1234, 50, (chess.Move.from_uci("e2e4"),))
-    limits = Limits(wtime=1000, btime=2000, winc=10, binc=10)
+    limits = Limits(wtime_ms=1000, btime_ms=2000, winc_ms=10, binc_ms=10)
     assert pickle.loads(pickle.dumps(result)) == result
     assert pickle.loads(pickle.dumps(limits)) == limits
     assert not build.is_extension_module(sys.modules[SearchResult.__module__])

@@ -11,12 +11,12 @@ from bot.engine.clock import MIN_BUDGET_MS, budget, planned_moves
 
 
 def test_movetime_is_the_hard_limit_minus_overhead() -> None:
-    result = budget(Limits(movetime=1000, move_overhead_ms=100), chess.WHITE)
+    result = budget(Limits(movetime_ms=1000, move_overhead_ms=100), chess.WHITE)
     assert result.hard_ms == 900 and result.soft_ms == 900
 
 
 def test_clock_budget_uses_the_side_to_move_clock() -> None:
-    limits = Limits(wtime=60_000, btime=1_000, move_overhead_ms=0)
+    limits = Limits(wtime_ms=60_000, btime_ms=1_000, move_overhead_ms=0)
     white, black = budget(limits, chess.WHITE), budget(limits, chess.BLACK)
     assert white.hard_ms is not None and black.hard_ms is not None
     assert white.hard_ms > 10 * black.hard_ms
@@ -25,7 +25,7 @@ def test_clock_budget_uses_the_side_to_move_clock() -> None:
 def test_hard_deadline_never_exceeds_a_share_of_the_clock_after_overhead() -> None:
     for remaining in (50, 200, 1_000, 10_000, 300_000):
         for increment in (0, 100, 2_000):
-            result = budget(Limits(wtime=remaining, btime=remaining, winc=increment, binc=increment,
+            result = budget(Limits(wtime_ms=remaining, btime_ms=remaining, winc_ms=increment, binc_ms=increment,
                                    move_overhead_ms=100), chess.WHITE)
             assert result.soft_ms is not None and result.hard_ms is not None
             assert result.soft_ms <= result.hard_ms
@@ -33,30 +33,41 @@ def test_hard_deadline_never_exceeds_a_share_of_the_clock_after_overhead() -> No
 
 
 def test_increment_adds_to_the_budget() -> None:
-    without = budget(Limits(wtime=10_000, btime=10_000), chess.WHITE)
-    with_increment = budget(Limits(wtime=10_000, btime=10_000, winc=1_000, binc=1_000), chess.WHITE)
+    without = budget(Limits(wtime_ms=10_000, btime_ms=10_000), chess.WHITE)
+    with_increment = budget(Limits(wtime_ms=10_000, btime_ms=10_000, winc_ms=1_000, binc_ms=1_000), chess.WHITE)
     assert without.soft_ms is not None and with_increment.soft_ms is not None
     assert with_increment.soft_ms > without.soft_ms + 300
 
 
 def test_last_move_before_time_control_may_use_most_of_the_clock() -> None:
-    result = budget(Limits(wtime=10_000, btime=10_000, movestogo=1, move_overhead_ms=0), chess.WHITE)
+    result = budget(Limits(wtime_ms=10_000, btime_ms=10_000, movestogo=1, move_overhead_ms=0), chess.WHITE)
     assert result.hard_ms == 8_000
 
 
 def test_empty_clock_still_gets_the_minimum_budget() -> None:
-    result = budget(Limits(wtime=0, btime=0), chess.WHITE)
+    result = budget(Limits(wtime_ms=0, btime_ms=0), chess.WHITE)
     assert result.hard_ms == MIN_BUDGET_MS
 
 
 def test_depth_nodes_and_infinite_have_no_time_limit() -> None:
-    for limits in (Limits(depth=5), Limits(nodes=1000), Limits(infinite=True, wtime=1000, btime=1000)):
+    for limits in (Limits(depth=5), Limits(nodes=1000), Limits(infinite=True, wtime_ms=1000, btime_ms=1000)):
         result = budget(limits, chess.WHITE)
         assert result.soft_ms is None and result.hard_ms is None
 
 
+def test_the_movers_clock_and_increment_are_read_and_replaced_by_colour() -> None:
+    limits = Limits(wtime_ms=1000, btime_ms=2000, winc_ms=10, binc_ms=20, movetime_ms=300)
+    assert (limits.clock_ms(chess.WHITE), limits.increment_ms(chess.WHITE)) == (1000, 10)
+    assert (limits.clock_ms(chess.BLACK), limits.increment_ms(chess.BLACK)) == (2000, 20)
+    assert Limits().clock_ms(chess.BLACK) is None
+    black = limits.with_clock(chess.BLACK, 500, 5)
+    assert (black.wtime_ms, black.winc_ms, black.btime_ms, black.binc_ms) == (1000, 10, 500, 5)
+    white = limits.with_clock(chess.WHITE, 700)     # the increment kept when not given
+    assert (white.wtime_ms, white.winc_ms, white.btime_ms, white.movetime_ms) == (700, 10, 2000, 300)
+
+
 def test_limits_survive_pickling_for_worker_processes() -> None:
-    limits = Limits(wtime=1000, btime=2000, winc=10, binc=20, movestogo=5)
+    limits = Limits(wtime_ms=1000, btime_ms=2000, winc_ms=10, binc_ms=20, movestogo=5)
     assert pickle.loads(pickle.dumps(limits)) == limits
 
 
@@ -65,8 +76,8 @@ BLITZ_BASE_MS, BLITZ_INCREMENT_MS, BOT_OVERHEAD_MS = 180_000, 2_000, 300
 
 
 def blitz_budget(remaining_ms: float, move_number: int) -> tuple[float, float]:
-    limits = Limits(wtime=int(remaining_ms), btime=int(remaining_ms), winc=BLITZ_INCREMENT_MS,
-                    binc=BLITZ_INCREMENT_MS, move_overhead_ms=BOT_OVERHEAD_MS)
+    limits = Limits(wtime_ms=int(remaining_ms), btime_ms=int(remaining_ms), winc_ms=BLITZ_INCREMENT_MS,
+                    binc_ms=BLITZ_INCREMENT_MS, move_overhead_ms=BOT_OVERHEAD_MS)
     result = budget(limits, chess.WHITE, move_number)
     assert result.soft_ms is not None and result.hard_ms is not None
     return result.soft_ms, result.hard_ms

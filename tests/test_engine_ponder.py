@@ -33,7 +33,7 @@ class PonderSearch:
         self.thread.start()
 
     def _run(self) -> None:
-        self.result = Engine(hash_mb=16).search(self.board, Limits(movetime=10), stop=self.stop,
+        self.result = Engine(hash_mb=16).search(self.board, Limits(movetime_ms=10), stop=self.stop,
                                                 on_info=self._info, ponder=self.ponder)
 
     def _info(self, info: SearchResult) -> None:
@@ -51,7 +51,7 @@ def test_a_ponder_search_ignores_its_time_limit_until_the_hit() -> None:
     search = PonderSearch(MIDDLEGAME, reached=3, ms=100)   # movetime 10 would have ended it long ago
     assert search.progressed.wait(TIMEOUT_S)
     assert search.thread.is_alive()
-    search.ponder.hit(Limits(movetime=50, move_overhead_ms=0))
+    search.ponder.hit(Limits(movetime_ms=50, move_overhead_ms=0))
     result = search.finish()
     assert result.move in search.board.legal_moves and result.depth >= 3
 
@@ -60,7 +60,7 @@ def test_after_the_hit_the_clock_runs_from_the_hit_not_from_the_start() -> None:
     search = PonderSearch(MIDDLEGAME, ms=400)
     assert search.progressed.wait(TIMEOUT_S)
     hit = time.perf_counter()
-    search.ponder.hit(Limits(movetime=300, move_overhead_ms=0))
+    search.ponder.hit(Limits(movetime_ms=300, move_overhead_ms=0))
     search.finish()
     assert time.perf_counter() - hit >= 0.25   # counted from the start, the time was already spent
 
@@ -86,7 +86,7 @@ def test_a_ponder_search_with_nothing_left_to_search_waits_for_the_hit() -> None
     assert search.progressed.wait(TIMEOUT_S)
     search.thread.join(0.3)
     assert search.thread.is_alive()        # no answer while the opponent still thinks
-    search.ponder.hit(Limits(movetime=100))
+    search.ponder.hit(Limits(movetime_ms=100))
     assert search.finish().mate == 1
 
 
@@ -96,10 +96,11 @@ def test_a_pondered_book_position_gets_its_book_move_at_the_hit_and_not_before(t
     write_book(book, [book_entry(board, board.parse_uci("e2e4"), 1)])
     engine, ponder = Engine(hash_mb=4, book=OpeningBook(str(book))), Ponder()
     results: list[SearchResult] = []
-    thread = threading.Thread(target=lambda: results.append(engine.search(board, Limits(movetime=50), ponder=ponder)))
+    thread = threading.Thread(
+        target=lambda: results.append(engine.search(board, Limits(movetime_ms=50), ponder=ponder)))
     thread.start()
     thread.join(0.3)
     assert thread.is_alive()                 # UCI wants no bestmove before ponderhit or stop
-    ponder.hit(Limits(movetime=50))
+    ponder.hit(Limits(movetime_ms=50))
     thread.join(TIMEOUT_S)
     assert results[0].from_book and results[0].move == chess.Move.from_uci("e2e4")

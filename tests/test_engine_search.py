@@ -161,7 +161,7 @@ def test_every_returned_move_is_legal_and_the_board_is_untouched() -> None:
 def test_movetime_200_ms_returns_within_budget() -> None:
     board = KnightmateBoard("r1bqkb1r/ppp2ppp/2m2m2/3pp3/4P3/2M2M2/PPPP1PPP/R1BQKB1R w KQkq - 0 4")
     started = time.perf_counter()
-    result = Engine().search(board, Limits(movetime=200, move_overhead_ms=0))
+    result = Engine().search(board, Limits(movetime_ms=200, move_overhead_ms=0))
     elapsed_ms = (time.perf_counter() - started) * 1000
     assert result.move in board.legal_moves
     assert elapsed_ms < 200 + 100  # slack for a loaded machine: the bot holds back 100 ms too
@@ -170,7 +170,7 @@ def test_movetime_200_ms_returns_within_budget() -> None:
 def test_clock_budget_leaves_the_overhead_unspent() -> None:
     board = KnightmateBoard()
     started = time.perf_counter()
-    result = Engine().search(board, Limits(wtime=400, btime=400, move_overhead_ms=100))
+    result = Engine().search(board, Limits(wtime_ms=400, btime_ms=400, move_overhead_ms=100))
     elapsed_ms = (time.perf_counter() - started) * 1000
     assert result.move in board.legal_moves
     assert elapsed_ms < 300

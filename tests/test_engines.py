@@ -40,7 +40,7 @@ from variant import COMMONER, KnightmateBoard
 
 #: White promotes on b8; with a commoner, Black's only king moves are d6 and f6 (M covers c7).
 PROMOTION_FEN = "r3k3/1P4p1/8/8/8/8/6P1/4K2R w - - 0 1"
-QUICK = Limits(wtime=10_000, btime=10_000, movetime=300, move_overhead_ms=50)
+QUICK = Limits(wtime_ms=10_000, btime_ms=10_000, movetime_ms=300, move_overhead_ms=50)
 
 
 def uci_settings(command: str | tuple[str, ...], **values: object) -> EngineSettings:
@@ -109,16 +109,16 @@ def test_an_engine_refused_at_start_has_exited_before_the_error_is_raised(
 
 
 def test_the_engine_sees_the_movers_clock_less_the_overhead_and_the_other_clock_as_it_is() -> None:
-    limit = engine_limit(Limits(wtime=60_000, btime=50_000, winc=2_000, binc=1_000, move_overhead_ms=300),
+    limit = engine_limit(Limits(wtime_ms=60_000, btime_ms=50_000, winc_ms=2_000, binc_ms=1_000, move_overhead_ms=300),
                          chess.BLACK)
     assert (limit.white_clock, limit.black_clock, limit.white_inc, limit.black_inc, limit.time) == \
         (60.0, 49.7, 2.0, 1.0, None)
 
 
 def test_a_capped_move_time_is_sent_as_movetime_the_clock_can_afford() -> None:
-    roomy = engine_limit(Limits(wtime=60_000, btime=60_000, movetime=500, move_overhead_ms=100), chess.WHITE)
+    roomy = engine_limit(Limits(wtime_ms=60_000, btime_ms=60_000, movetime_ms=500, move_overhead_ms=100), chess.WHITE)
     assert roomy.time == pytest.approx(0.4)          # the cap less the overhead
-    short = engine_limit(Limits(wtime=1_100, btime=60_000, movetime=500, move_overhead_ms=100), chess.WHITE)
+    short = engine_limit(Limits(wtime_ms=1_100, btime_ms=60_000, movetime_ms=500, move_overhead_ms=100), chess.WHITE)
     assert short.time is not None and short.time < 0.4  # a nearly empty clock lowers it
 
 
@@ -133,7 +133,7 @@ def test_the_engine_reads_the_position_after_the_commoner_promotion_and_the_cloc
     lines = tmp_path / "received"
     engines = UciEngines(uci_settings((*FAKE_ENGINE, "record", str(lines), "a8b8")))
     try:
-        limits = Limits(wtime=60_000, btime=50_000, winc=2_000, binc=1_000, move_overhead_ms=300)
+        limits = Limits(wtime_ms=60_000, btime_ms=50_000, winc_ms=2_000, binc_ms=1_000, move_overhead_ms=300)
         engines.open("g1").submit(PROMOTION_FEN, ("b7b8m",), limits).result(timeout=30)
     finally:
         engines.close()
@@ -230,7 +230,7 @@ def test_a_search_left_hanging_is_superseded_by_the_next_and_the_engine_replaced
     engines = UciEngines(uci_settings((*FAKE_ENGINE, "hang-once", str(marker), "e1f3"), hang_margin_s=0.5))
     try:
         engine = engines.open("g1")
-        hanging = engine.submit(PROMOTION_FEN, (), Limits(wtime=600_000, btime=600_000))
+        hanging = engine.submit(PROMOTION_FEN, (), Limits(wtime_ms=600_000, btime_ms=600_000))
         wait_until(marker.exists, 20, "the engine hangs on its first 'go'")
         assert engine.submit(PROMOTION_FEN, (), QUICK).result(timeout=20).move == chess.Move(chess.E1, chess.F3)
         assert hanging.cancelled()
@@ -244,7 +244,7 @@ def test_an_engine_hanging_when_its_game_ends_is_killed_within_the_margin(tmp_pa
     engines = UciEngines(uci_settings((*FAKE_ENGINE, "hang-once", str(marker), "e1f3"), hang_margin_s=0.5))
     try:
         engine = engines.open("g1")
-        engine.submit(PROMOTION_FEN, (), Limits(wtime=600_000, btime=600_000))
+        engine.submit(PROMOTION_FEN, (), Limits(wtime_ms=600_000, btime_ms=600_000))
         wait_until(marker.exists, 20, "the engine hangs on its first 'go'")
         engine.close()
         assert engine.closing is not None
@@ -319,7 +319,7 @@ class RecordingPool:
 def test_a_built_in_games_searches_name_the_game_and_closing_it_ends_its_pondering() -> None:
     pool = RecordingPool()
     engine = BuiltinEngines(pool).open("g7")
-    engine.submit(None, ("e2e3",), Limits(movetime=10))
+    engine.submit(None, ("e2e3",), Limits(movetime_ms=10))
     engine.ponder(None, ("e2e3", "e7e6"))
     engine.close()
     assert pool.calls == [("submit", "g7", "e2e3"), ("ponder", "g7", "e2e3", "e7e6"), ("stop_ponder", "g7")]

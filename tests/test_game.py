@@ -103,8 +103,8 @@ def test_limits_take_the_time_since_the_state_off_our_clock() -> None:
     game.apply(full(), now=100.0)
     game.apply(state(wtime=30_000, btime=40_000, inc=2_000), now=100.0)
     limits = game.limits(now=100.4)
-    assert (limits.wtime, limits.btime, limits.winc, limits.binc) == (29_600, 40_000, 2_000, 2_000)
-    assert (limits.move_overhead_ms, limits.movetime) == (250, 500)
+    assert (limits.wtime_ms, limits.btime_ms, limits.winc_ms, limits.binc_ms) == (29_600, 40_000, 2_000, 2_000)
+    assert (limits.move_overhead_ms, limits.movetime_ms) == (250, 500)
 
 
 def test_lichess_result_comes_from_status_and_winner() -> None:
@@ -240,6 +240,26 @@ def test_pgn_has_variant_players_result_termination_and_reads_back() -> None:
     assert (headers["White"], headers["Black"]) == ("MyBot", "Alice")
     assert (headers["Result"], headers["Termination"], headers["TimeControl"]) == ("1-0", "normal", "60+0")
     assert [move.uci() for move in parsed.mainline_moves()] == ["e2e4", "e8f6"]
+    assert headers["Event"] == "knightmate-bot game"           # the server did not say rated or casual
+    assert "WhiteElo" not in headers and "BlackTitle" not in headers
+
+
+def test_pgn_has_what_the_server_told_of_mode_ratings_and_titles() -> None:
+    game = new_game()
+    players = replace(full(pychess=False), rated=True, white=Player("MyBot", id="mybot", title="BOT", rating=1720),
+                      black=Player("Alice", id="alice", rating=1650))
+    game.apply(players)
+    game.apply(state(("e2e4", "e8f6"), status="resign", winner="white"))
+    parsed = chess.pgn.read_game(io.StringIO(game.pgn(game.result())))
+    assert parsed is not None
+    headers = parsed.headers
+    assert headers["Event"] == "Rated Knightmate game"
+    assert (headers["WhiteElo"], headers["BlackElo"], headers["WhiteTitle"]) == ("1720", "1650", "BOT")
+    assert "BlackTitle" not in headers
+    game = new_game()
+    game.apply(replace(players, rated=False))
+    game.apply(state(("e2e4",), status="aborted"))
+    assert '[Event "Casual Knightmate game"]' in game.pgn(game.result())
 
 
 def searched(move: str, *, score_cp: int | None = None, mate: int | None = None, depth: int = 0,
@@ -323,8 +343,8 @@ def test_limits_show_the_engine_only_its_share_of_our_clock_when_games_share_wor
     game.apply(full(me_white=False), now=0.0)
     game.apply(state(("e2e3",), wtime=50_000, btime=40_000, inc=2_000), now=0.0)
     limits = game.limits(now=0.0, share=0.25)
-    assert (limits.btime, limits.binc) == (10_000, 500)
-    assert (limits.wtime, limits.winc) == (50_000, 2_000)
+    assert (limits.btime_ms, limits.binc_ms) == (10_000, 500)
+    assert (limits.wtime_ms, limits.winc_ms) == (50_000, 2_000)
 
 
 def long_level_game(plies: int) -> Game:
@@ -485,3 +505,24 @@ def test_the_bots_own_abort_is_written_as_such_on_lichess() -> None:
     told = game.result()
     assert (told.result, told.termination) == ("*", "abandoned")
     assert told.reason == "the bot aborted the game: variant chess is not Knightmate"
+
+
+def test_a_game_is_aborted_when_the_bot_aborted_it_or_the_server_says_so() -> None:
+    game = new_game()
+    game.apply(full())
+    assert not game.aborted
+    game.note_abort("the opponent made no move in 30 s")
+    assert game.aborted
+    game = new_game()
+    game.apply(full(("e2e3",)))
+    game.apply(state(("e2e3",), status="aborted"))
+    assert game.aborted
+    game = new_game()
+    game.apply(full(("e2e3", "e8d6")))
+    game.apply(GameEnded())
+    game.note_reported(ReportedResult("g1", "aborted", "*"))     # pychess's bare gameEnd, then asked
+    assert game.aborted
+    game = new_game()
+    game.apply(full(("e2e3",)))
+    game.apply(state(("e2e3",), status="resign", winner="white"))
+    assert not game.aborted

@@ -11,11 +11,11 @@ from pathlib import Path
 import chess
 
 from bot.config import EngineSettings, GameSettings, Settings
+from bot.dialect import PYCHESS
 from bot.engine import Limits, SearchResult
 from bot.games.player import GamePlayer
 from bot.games.record import Result
 from bot.remote.client import ClientError, MoveOutcome
-from bot.remote.dialect import PYCHESS
 from bot.remote.events import GameEnded, GameFull, GameState, GameStreamEvent, Player, ReportedResult
 
 
@@ -37,6 +37,8 @@ class ScriptedClient:
         self.posts: list[str] = []
         self.changed = threading.Condition()
         self.interrupts = 0
+        self.chats: list[str] = []                  # every chat line the player tried to post
+        self.chat_status: int | None = None         # the HTTP status chat posts fail with; None: they pass
 
     def game_events(self, game_id: str, stop: threading.Event, **_: object) -> Iterator[GameStreamEvent]:
         while (line := self.lines.get(timeout=10)) is not None:
@@ -58,8 +60,10 @@ class ScriptedClient:
         with self.changed:
             assert self.changed.wait_for(lambda: len(self.posts) >= posts and self.interrupts >= interrupts, 5)
 
-    def chat(self, game_id: str, text: str) -> None:
-        pass
+    def chat(self, game_id: str, text: str, room: str = "player") -> None:
+        self.chats.append(text)
+        if self.chat_status is not None:
+            raise ClientError(f"chat: HTTP {self.chat_status}", self.chat_status)
 
     def reported_result(self, game_id: str) -> ReportedResult:
         raise ClientError("this script has no round socket")
@@ -92,9 +96,9 @@ class OneMoveEngine:
 
 
 def run_player(client: ScriptedClient, tmp_path: Path, engine: OneMoveEngine | None = None,
-               ponder: bool = True) -> tuple[GamePlayer, list[Result | None]]:
+               ponder: bool = True, greeting: str = "", goodbye: str = "") -> tuple[GamePlayer, list[Result | None]]:
     settings = Settings(engine=EngineSettings(ponder=ponder),
-                        game=GameSettings(pgn_dir=str(tmp_path), greeting="", goodbye=""))
+                        game=GameSettings(pgn_dir=str(tmp_path), greeting=greeting, goodbye=goodbye))
     done: list[Result | None] = []
     player = GamePlayer("g1", client=client, searcher=engine or OneMoveEngine(), settings=settings,  # type: ignore[arg-type]
                         username="mybot", on_done=lambda game_id, result: done.append(result))
@@ -152,3 +156,36 @@ def test_the_player_ponders_after_each_move_and_stops_when_the_game_ends(tmp_pat
 
 def test_with_pondering_off_the_player_never_asks_for_it(tmp_path: Path) -> None:
     assert [call[0] for call in play_two_moves(tmp_path, ponder=False)] == ["submit", "submit", "stop_ponder"]
+
+
+# Chat after the end: nothing to a game that was aborted or whose chat the server has closed.
+
+def chats_of_a_game_ending(tmp_path: Path, status: str, *, greeting: str = "", chat_status: int | None = None,
+                           winner: str | None = None) -> list[str]:
+    """The chat lines the player tries to post in a game that ends with *status* after the bot's first move."""
+    client = ScriptedClient([MoveOutcome.LANDED], after_interrupt=full(()))
+    client.chat_status = chat_status
+    player, done = run_player(client, tmp_path, greeting=greeting, goodbye="good game")
+    client.lines.put(full(()))
+    client.wait(posts=1, interrupts=0)
+    client.lines.put(GameState(("e2e3",), 60_000, 60_000, 0, 0, status, winner=winner))
+    player.join(5)                              # the goodbye, if any, is the player's last act
+    assert len(done) == 1
+    return client.chats
+
+
+def test_a_finished_game_gets_its_goodbye(tmp_path: Path) -> None:
+    assert chats_of_a_game_ending(tmp_path, "resign", winner="white") == ["good game"]
+
+
+def test_an_aborted_game_gets_no_goodbye(tmp_path: Path) -> None:
+    # pychess forgets an aborted game at once: a goodbye was answered 404.
+    assert chats_of_a_game_ending(tmp_path, "aborted") == []
+
+
+def test_after_a_404_to_a_chat_line_the_player_says_nothing_more_in_that_game(tmp_path: Path) -> None:
+    assert chats_of_a_game_ending(tmp_path, "resign", greeting="hello", winner="white") == ["hello", "good game"]
+    assert chats_of_a_game_ending(tmp_path, "resign", greeting="hello", winner="white", chat_status=404) == ["hello"]
+    # Another failure (a rate limit, a server error) closes nothing.
+    assert chats_of_a_game_ending(tmp_path, "resign", greeting="hello", winner="white",
+                                  chat_status=429) == ["hello", "good game"]

@@ -6,6 +6,7 @@ not there at all."""
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import time
 from collections.abc import Iterator
@@ -13,12 +14,14 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from bot.config import GameSettings, Secret, ServerSettings
+from bot.cli.operations import LIBRARY_LOGGERS, setup_logging
+from bot.config import BotSettings, GameSettings, Secret, ServerSettings, Settings
 from bot.remote.client import RESULT_LOOKUP_ATTEMPTS, Client, ClientError
 from bot.remote.events import ReportedResult
 from bot.remote.round_socket import RoundSocketError, read_round_board, round_socket_url
 from bot.remote.wire import MalformedLine, parse_round_board
 from bot.sandbox import Sandbox
+from bot.sandbox.handler import GUEST_COOKIE
 
 READ_TIMEOUT_S = 0.8
 
@@ -180,3 +183,38 @@ def test_a_plain_http_request_to_the_round_socket_is_refused(pychess: Sandbox) -
     game_id = resigned_game(pychess)
     answer = requests.get(f"{pychess.url}/wsr/{game_id}", timeout=5)
     assert answer.status_code == 400
+
+
+# -- no session value in a log -------------------------------------------------------------------
+
+@pytest.fixture
+def library_levels() -> Iterator[None]:
+    """The third-party loggers' levels are put back after the test (setup_logging sets them)."""
+    saved = {name: logging.getLogger(name).level for name in LIBRARY_LOGGERS}
+    yield
+    for name, level in saved.items():
+        logging.getLogger(name).setLevel(level)
+
+
+def cookie_lines(records: list[logging.LogRecord]) -> list[str]:
+    return [record.getMessage() for record in records if GUEST_COOKIE in record.getMessage()]
+
+
+def test_at_log_level_debug_the_round_sockets_guest_session_reaches_no_log(
+        pychess: Sandbox, caplog: pytest.LogCaptureFixture, library_levels: None) -> None:
+    game_id = resigned_game(pychess)
+    client = client_for(pychess.url)
+    # Left at DEBUG, websockets logs the handshake's Set-Cookie: what the rule below must stop.
+    logging.getLogger("websockets").setLevel(logging.DEBUG)
+    with caplog.at_level(logging.DEBUG):
+        client.reported_result(game_id)
+    assert cookie_lines(caplog.records)
+    caplog.clear()
+    setup_logging(Settings(bot=BotSettings(log_level="DEBUG")))
+    with caplog.at_level(logging.DEBUG):
+        assert client.reported_result(game_id).status == "resign"
+    assert cookie_lines(caplog.records) == []
+    assert any(record.name.startswith("bot.") and record.levelno == logging.DEBUG for record in caplog.records)
+    assert all(logging.getLogger(name).getEffectiveLevel() == logging.INFO for name in LIBRARY_LOGGERS)
+    setup_logging(Settings(bot=BotSettings(log_level="WARNING")))     # a quieter bot quiets them too
+    assert all(logging.getLogger(name).getEffectiveLevel() == logging.WARNING for name in LIBRARY_LOGGERS)

@@ -16,6 +16,7 @@ import pytest
 from test_game import new_game
 
 from bot.config import EngineSettings, GameSettings, Secret, ServerSettings, Settings
+from bot.dialect import PYCHESS
 from bot.engine import Limits, SearchResult
 from bot.games import round_fallback
 from bot.games.player import GamePlayer
@@ -23,7 +24,6 @@ from bot.games.record import Game, Result
 from bot.games.round_fallback import RoundReader, disagreement, full_from_setup, setup_of, state_from_round
 from bot.games.storage import StateFile
 from bot.remote.client import Client, MoveOutcome
-from bot.remote.dialect import PYCHESS
 from bot.remote.events import GameFull, GameState, GameStreamEvent, KeepAlive, Player, ReportedResult, RoundBoard
 from bot.remote.wire import MalformedLine, parse_round_board
 from variant import KnightmateBoard
@@ -255,13 +255,13 @@ def test_a_restarted_player_moves_from_the_round_socket_quickly_and_the_stream_w
     client.boards.put(board(OPENING[:1]))
     client.lines.put("refused")
     client.wait_posts(1)
-    assert engine.limits[0].movetime is not None and engine.limits[0].movetime <= 1_000 + 300
+    assert engine.limits[0].movetime_ms is not None and engine.limits[0].movetime_ms <= 1_000 + 300
     first = client.posts[0]
     # The opponent's reply, seen on the next refusal; this search is not a short one any more.
     client.boards.put(board((*OPENING[:1], first, "d2d3")))
     client.lines.put("refused")
     client.wait_posts(2)
-    assert engine.limits[1].movetime is None
+    assert engine.limits[1].movetime_ms is None
     # The stream is back, and says something else: it wins (the bot moves in its position), and
     # the bot says so.
     client.lines.put(full(("e2e3", "d7d6", "a2a3")))

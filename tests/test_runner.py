@@ -15,9 +15,9 @@ import pytest
 
 import bot.games.runner
 from bot.config import BotSettings, ChallengeSettings, GameSettings, ServerSettings, Settings
+from bot.dialect import LICHESS
 from bot.games.runner import Runner
 from bot.remote.client import Backoff, ClientError
-from bot.remote.dialect import LICHESS
 from bot.remote.events import (
     Challenge,
     ChallengeReceived,

@@ -1,4 +1,4 @@
-"""The sandbox in the Lichess dialect, over real HTTP on 127.0.0.1 (API.md, Lichess column)."""
+"""The sandbox in the Lichess dialect, over real HTTP on 127.0.0.1 (docs/api.md, the Lichess side)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The sandbox in the pychess dialect, over real HTTP on 127.0.0.1 (API.md, pychess.org column)."""
+"""The sandbox in the pychess dialect, over real HTTP on 127.0.0.1 (docs/api.md, the pychess.org side)."""
 
 from __future__ import annotations
 
@@ -215,6 +215,8 @@ def test_abort_is_allowed_after_many_moves(sandbox: Sandbox, client: ScriptedCli
     assert len(sandbox.game(game_id).moves) == 4
     assert client.post(f"/api/bot/game/{game_id}/abort").status_code == 200
     assert sandbox.game(game_id).status == "aborted"
+    # The aborted game is gone: a goodbye to it is answered 404, as a real pychess server answered the bot's.
+    assert client.post(f"/api/bot/game/{game_id}/chat", data={"room": "player", "text": "bye"}).status_code == 404
 
 
 def test_bots_cannot_challenge_and_draw_endpoints_do_not_exist(sandbox: Sandbox, client: ScriptedClient) -> None:

@@ -59,17 +59,17 @@ def legal(moves: tuple[str, ...], move: chess.Move | None) -> bool:
 
 
 def test_time_spent_waiting_in_the_queue_comes_off_the_movers_clock_only() -> None:
-    limits = Limits(wtime=10_000, btime=8_000)
+    limits = Limits(wtime_ms=10_000, btime_ms=8_000)
     waited = less_waiting(limits, chess.WHITE, 1.5)
-    assert (waited.wtime, waited.btime) == (8_500, 8_000)
-    assert less_waiting(limits, chess.BLACK, 9.0).btime == 0
-    assert less_waiting(Limits(movetime=100), chess.WHITE, 1.0) == Limits(movetime=100)
+    assert (waited.wtime_ms, waited.btime_ms) == (8_500, 8_000)
+    assert less_waiting(limits, chess.BLACK, 9.0).btime_ms == 0
+    assert less_waiting(Limits(movetime_ms=100), chess.WHITE, 1.0) == Limits(movetime_ms=100)
 
 
 def test_a_worker_searches_the_position_rebuilt_from_the_moves() -> None:
     pool = SearchPool(1, hash_mb=4)  # not warmed up: the first search starts the worker
     try:
-        result = pool.submit(None, ("e2e3", "e8d6"), Limits(movetime=150, move_overhead_ms=50)).result(timeout=30)
+        result = pool.submit(None, ("e2e3", "e8d6"), Limits(movetime_ms=150, move_overhead_ms=50)).result(timeout=30)
     finally:
         pool.close()
     board = KnightmateBoard()
@@ -82,7 +82,7 @@ def test_an_engine_exception_reaches_the_caller_through_the_future() -> None:
     pool = SearchPool(1, hash_mb=4, job=failing_job)
     try:
         with pytest.raises(RuntimeError, match="engine bug"):
-            pool.submit(None, (), Limits(movetime=100)).result(timeout=30)
+            pool.submit(None, (), Limits(movetime_ms=100)).result(timeout=30)
     finally:
         pool.close()
 
@@ -90,7 +90,7 @@ def test_an_engine_exception_reaches_the_caller_through_the_future() -> None:
 def test_close_does_not_wait_for_a_long_search() -> None:
     pool = SearchPool(1, hash_mb=4)
     pool.warm_up()
-    pool.submit(None, (), Limits(movetime=60_000))
+    pool.submit(None, (), Limits(movetime_ms=60_000))
     started = time.monotonic()
     pool.close()
     assert time.monotonic() - started < 2
@@ -144,20 +144,20 @@ def test_a_ponder_miss_is_stopped_and_the_real_position_searched(pool_of) -> Non
     pool = pool_of(1)
     assert pool.ponder("g", None, (*LINE, "e5f4", "c7c6"))
     played = (*LINE, "e5f4", "a7a6")
-    result = pool.submit(None, played, Limits(movetime=200), game_id="g").result(timeout=TIMEOUT_S)
+    result = pool.submit(None, played, Limits(movetime_ms=200), game_id="g").result(timeout=TIMEOUT_S)
     assert legal(played, result.move)       # the only worker was pondering forever: it was stopped
 
 
 def test_a_pondering_worker_is_given_up_for_another_games_search(pool_of) -> None:
     pool = pool_of(1)
     assert pool.ponder("g", None, LINE)
-    result = pool.submit(None, ("e2e3",), Limits(movetime=200), game_id="h").result(timeout=TIMEOUT_S)
+    result = pool.submit(None, ("e2e3",), Limits(movetime_ms=200), game_id="h").result(timeout=TIMEOUT_S)
     assert legal(("e2e3",), result.move)
 
 
 def test_no_ponder_starts_while_every_worker_has_a_real_search(pool_of) -> None:
     pool = pool_of(1)
-    busy = pool.submit(None, LINE, Limits(movetime=60_000), game_id="h")
+    busy = pool.submit(None, LINE, Limits(movetime_ms=60_000), game_id="h")
     assert not pool.ponder("g", None, LINE)
     assert not busy.done()
 
@@ -166,8 +166,8 @@ def test_a_worker_that_dies_at_a_ponder_hit_fails_the_search_and_is_started_agai
     pool = pool_of(1, job=dying_at_the_hit_job)
     assert pool.ponder("g", None, LINE)
     with pytest.raises(WorkerDied):
-        pool.submit(None, LINE, Limits(movetime=200), game_id="g").result(timeout=TIMEOUT_S)
-    result = pool.submit(None, LINE, Limits(movetime=200), game_id="g").result(timeout=TIMEOUT_S)
+        pool.submit(None, LINE, Limits(movetime_ms=200), game_id="g").result(timeout=TIMEOUT_S)
+    result = pool.submit(None, LINE, Limits(movetime_ms=200), game_id="g").result(timeout=TIMEOUT_S)
     assert legal(LINE, result.move)
 
 
@@ -187,7 +187,7 @@ def test_workers_answer_from_the_book_they_were_given(tmp_path: Path) -> None:
     write_book(book, [book_entry(board, board.parse_uci("e2e4"), 1)])
     pool = SearchPool(1, hash_mb=4, book_file=str(book))
     try:
-        result = pool.submit(None, (), Limits(wtime=60_000, btime=60_000)).result(timeout=30)
+        result = pool.submit(None, (), Limits(wtime_ms=60_000, btime_ms=60_000)).result(timeout=30)
     finally:
         pool.close()
     assert result.from_book and result.move == chess.Move.from_uci("e2e4")

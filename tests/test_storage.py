@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.games.storage import StateFile, age_s, touch, write_pgn
+from bot.games.storage import StateFile, age_s, pgn_path, touch, write_pgn
 
 
 def test_state_file_remembers_ids_across_instances(tmp_path: Path) -> None:
@@ -43,6 +43,8 @@ def test_writes_leave_no_temporary_files_behind(tmp_path: Path) -> None:
 def test_pgn_file_name_cannot_escape_the_directory(tmp_path: Path) -> None:
     path = write_pgn(tmp_path / "games", "../../etc/passwd", "*\n")
     assert path is not None and path.parent == tmp_path / "games"
+    # Readers (demo, play's page) find it where it was written, under its sanitised name.
+    assert pgn_path(tmp_path / "games", "../../etc/passwd") == path and path.read_text(encoding="utf-8") == "*\n"
 
 
 def test_heartbeat_age_follows_touch(tmp_path: Path) -> None:

@@ -271,6 +271,22 @@ class KnightmateBoard(chess.Board):
         board.push_game_moves(moves)
         return board
 
+    @classmethod
+    def start_position_problem(cls, fen: str | None) -> str | None:
+        """Why *fen* cannot start a Knightmate game, or ``None`` when it can (``None`` is the standard
+        start): the one rule the bot's challenge policy, its game record and the sandbox all apply."""
+        if fen is None:
+            return None
+        try:
+            board = cls(fen)
+        except ValueError as error:
+            return f"not a Knightmate FEN: {error}"
+        if not board.is_valid():
+            return f"not a legal Knightmate position ({board.status()!r})"
+        if board.outcome() is not None:
+            return "the game would already be over"
+        return None
+
     def push_game_moves(self, moves: Iterable[str], *, first_index: int = 0) -> None:
         """Plays *moves* (UCI) after this position, each checked by :meth:`parse_game_move`.
 

@@ -21,17 +21,18 @@ from pathlib import Path
 
 import chess
 
+from bot.cli.wiring import BotThread
 from bot.config import BotSettings, ChallengeSettings, EngineSettings, GameSettings, Secret, ServerSettings, Settings
-from bot.games.runner import Runner
-from bot.remote.client import Client
+from bot.games.storage import pgn_path
 from bot.sandbox import Sandbox
-from bot.thinking.sources import open_engines
 from variant import STARTING_FEN, KnightmateBoard
 
 BOT = "knightmate-bot"
 OPPONENT = "randy"
 #: The demo's game must end within a couple of minutes even if something is slow.
 GAME_TIMEOUT_S = 150.0
+#: How long the bot may take to open its event stream (its engine started, its account checked).
+CONNECT_TIMEOUT_S = 60.0
 
 
 def local_settings(url: str, dialect: str, directory: Path, *, move_time_ms: int = 300,
@@ -63,19 +64,15 @@ def main(dialect: str = "lichess", engine_command: tuple[str, ...] | None = None
         engine = "the built-in engine" if engine_command is None else " ".join(engine_command)
         print(f"sandbox ({dialect} dialect) on {sandbox.url}; the bot is {BOT!r} ({engine}), "
               f"its opponent {OPPONENT!r}")
-        with open_engines(settings.engine, 1) as engines:
-            return _play(sandbox, settings, Runner(
-                settings, Client(settings.server, Secret(token), give_up_after_s=settings.game.give_up_after_s),
-                engines, workers=1))
+        return _play(sandbox, settings, Secret(token))
 
 
-def _play(sandbox: Sandbox, settings: Settings, runner: Runner) -> int:
+def _play(sandbox: Sandbox, settings: Settings, token: Secret) -> int:
     """The demo game, from the challenge to the PGN; the bot runs on a thread until it is over."""
     stop = threading.Event()
-    thread = threading.Thread(target=runner.run, args=(stop,), name="bot", daemon=True)
+    bot = BotThread(settings, token, stop).start()
     try:
-        thread.start()
-        sandbox.wait_connections("event", BOT, 1, timeout=10)
+        bot.wait_until(lambda timeout: sandbox.wait_connections("event", BOT, 1, timeout=timeout), CONNECT_TIMEOUT_S)
         challenge = sandbox.challenge(OPPONENT, BOT, limit_s=120, increment_s=1, color="random")
         print(f"{OPPONENT} challenges {BOT} to Knightmate 2+1: {sandbox.wait_challenge_answered(challenge, 10)}")
         game_id = sandbox.game_of_challenge(challenge)
@@ -83,8 +80,9 @@ def _play(sandbox: Sandbox, settings: Settings, runner: Runner) -> int:
             print("no game started", file=sys.stderr)
             return 1
         _print_moves_live(sandbox, game_id)
-        runner.wait_game_done(game_id, timeout=15)
-        pgn = Path(settings.game.pgn_dir) / f"{game_id}.pgn"
+        assert bot.runner is not None   # handed over before the bot connected
+        bot.runner.wait_game_done(game_id, timeout=15)
+        pgn = pgn_path(settings.game.pgn_dir, game_id)
         print()
         print(f"The bot's PGN ({pgn.name}):")
         print(pgn.read_text(encoding="utf-8"))
@@ -94,7 +92,7 @@ def _play(sandbox: Sandbox, settings: Settings, runner: Runner) -> int:
         return 1
     finally:
         stop.set()
-        thread.join(10)
+        bot.join(10)
 
 
 def _print_moves_live(sandbox: Sandbox, game_id: str) -> None:

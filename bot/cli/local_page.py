@@ -1,7 +1,7 @@
 """``knightmate-bot play``: play the bot, with its own configuration, on a web page on this machine.
 
 Starts the sandbox (its Bot API on loopback, with a throwaway token), the bot against it through
-the code ``run`` uses (:func:`bot.cli.operations.play_on_server`: challenge rules, engine or
+the code ``run`` uses (:func:`bot.cli.wiring.play_on_server`: challenge rules, engine or
 ``engine.command``, book, ponder, PGN directory, all from the config; only ``server.*``, the state,
 heartbeat and stop files are the sandbox's, so a live bot's files are never touched), a person's
 seat and a built-in opponent, and the page (:mod:`bot.web.server`) on ``--host``/``--port``.
@@ -11,19 +11,21 @@ Prints the page's address with its session key; runs until SIGINT or SIGTERM.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import ipaddress
 import secrets
-import signal
 import tempfile
 import threading
 import webbrowser
-from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
 from bot.cli import operations
+from bot.cli.stopping import event_on_signals
+from bot.cli.wiring import BotThread
 from bot.config import Secret, Settings
-from bot.games.runner import Runner
+from bot.games.storage import pgn_path
+from bot.loopback import is_loopback
 from bot.sandbox import Sandbox
 from bot.web.server import PageServer
 
@@ -74,7 +76,7 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
     host = check_host(host)
     settings = operations.load(config_path)
     operations.setup_logging(settings)
-    stop = stop if stop is not None else _stop_on_signals()
+    stop = stop if stop is not None else event_on_signals()
     token = secrets.token_urlsafe(18)
     key = secrets.token_urlsafe(24)
     with tempfile.TemporaryDirectory(prefix="knightmate-play-") as temporary, Sandbox(dialect) as sandbox:
@@ -82,14 +84,14 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
         sandbox.add_opponent(OPPONENT, bot=True, strategy="engine")
         seat = sandbox.add_person(PERSON, bot=BOT, opponent=OPPONENT)
         bot_settings = sandbox_settings(settings, sandbox.url, dialect, Path(temporary))
-        runners: list[Runner] = []
-        outcome: list[int | BaseException] = []
-        bot = threading.Thread(target=_run_bot, args=(bot_settings, Secret(token), stop, runners.append, outcome),
-                               name="bot")
-        bot.start()
+        bot = BotThread(bot_settings, Secret(token), stop).start()
         try:
-            _wait_for_bot(sandbox, bot, outcome)
-            with PageServer((host, port), seat, key, lambda game_id: _bot_pgn(runners, bot_settings, game_id)) as page:
+            try:
+                bot.wait_until(lambda timeout: sandbox.wait_connections("event", BOT, 1, timeout=timeout),
+                               BOT_START_TIMEOUT_S)
+            except TimeoutError:
+                raise PlayError(f"the bot did not connect to the sandbox within {BOT_START_TIMEOUT_S:g} s") from None
+            with PageServer((host, port), seat, key, functools.partial(_bot_pgn, bot, bot_settings)) as page:
                 serving = threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.2}, name="page")
                 serving.start()
                 url = f"{page.url}/?key={key}"
@@ -109,46 +111,20 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
         finally:
             stop.set()
             bot.join()
-    if outcome and isinstance(outcome[0], BaseException):
-        raise outcome[0]
+    bot.raise_error()
     return 0
 
 
-def _run_bot(settings: Settings, token: Secret, stop: threading.Event, started: Callable[[Runner], None],
-             outcome: list[int | BaseException]) -> None:
-    try:
-        outcome.append(operations.play_on_server(settings, token, stop, started=started))
-    except Exception as error:  # handed to the main thread, which reports it
-        outcome.append(error)
-    finally:
-        stop.set()  # without the bot there is nothing to play
-
-
-def _wait_for_bot(sandbox: Sandbox, bot: threading.Thread, outcome: list[int | BaseException]) -> None:
-    """Waits for the bot's event stream; the bot's own start-up error if it stopped first."""
-    waited_s = 0.0
-    while bot.is_alive() and waited_s < BOT_START_TIMEOUT_S:
-        try:
-            sandbox.wait_connections("event", BOT, 1, timeout=0.5)
-            return
-        except TimeoutError:
-            waited_s += 0.5
-    bot.join(1.0)
-    if outcome and isinstance(outcome[0], BaseException):
-        raise outcome[0]
-    raise PlayError(f"the bot did not connect to the sandbox within {BOT_START_TIMEOUT_S:g} s")
-
-
-def _bot_pgn(runners: list[Runner], settings: Settings, game_id: str) -> str | None:
+def _bot_pgn(bot: BotThread, settings: Settings, game_id: str) -> str | None:
     """The bot's PGN file of a game, once it is written (None for a game the bot did not finish)."""
-    if not runners:
+    if bot.runner is None:
         return None
     try:
-        runners[0].wait_game_done(game_id, timeout=PGN_WAIT_S)
+        bot.runner.wait_game_done(game_id, timeout=PGN_WAIT_S)
     except TimeoutError:
         return None
     try:
-        return (Path(settings.game.pgn_dir) / f"{game_id}.pgn").read_text(encoding="utf-8")
+        return pgn_path(settings.game.pgn_dir, game_id).read_text(encoding="utf-8")
     except OSError:
         return None
 
@@ -156,14 +132,7 @@ def _bot_pgn(runners: list[Runner], settings: Settings, game_id: str) -> str | N
 def announce(out: TextIO, url: str, host: str, dialect: str) -> None:
     """Says where the page is, with a warning when it can be reached from other machines."""
     print(f"knightmate-bot play: the bot plays on a local sandbox ({dialect} dialect).", file=out)
-    if not ipaddress.ip_address(host).is_loopback:
+    if not is_loopback(host):
         print(f"WARNING: the page listens on {host}, not only on this machine: anyone who can reach it and "
               "has the address below (it carries the key) can play as you.", file=out)
     print(f"Open {url} in a browser; Ctrl-C stops.", file=out, flush=True)
-
-
-def _stop_on_signals() -> threading.Event:
-    stop = threading.Event()
-    for signal_number in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signal_number, lambda number, frame: stop.set())
-    return stop

@@ -66,13 +66,14 @@ def _sandbox(args: argparse.Namespace) -> int:
     """Runs a local Bot API server for a bot to play against, until Ctrl-C."""
     import logging
 
+    from bot.cli.stopping import event_on_signals
     from bot.sandbox.serve import serve
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:
         return serve(dialect=args.dialect, host=args.host, port=args.port, username=args.username,
                      opponent=args.opponent, strategy=args.strategy, limit_s=args.limit,
-                     increment_s=args.increment, out=sys.stdout)
+                     increment_s=args.increment, out=sys.stdout, stop=event_on_signals())
     except (ValueError, OSError) as error:
         print(f"knightmate-bot sandbox: {error}", file=sys.stderr)
         return EXIT_USAGE

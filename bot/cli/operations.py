@@ -12,18 +12,16 @@ new challenges, finish its games and then exit 0. Nothing here prints the token.
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import sys
-import threading
-from collections.abc import Callable
 from pathlib import Path
 
-from bot.config import ConfigError, Secret, Settings, load_settings, load_token, log_level
-from bot.games.runner import Runner, StartupError
+from bot.cli.stopping import event_on_signals
+from bot.cli.wiring import play_on_server
+from bot.config import ConfigError, Settings, load_settings, load_token, log_level
+from bot.games.runner import StartupError
 from bot.games.storage import age_s
 from bot.remote.client import Client, ClientError
-from bot.thinking.sources import open_engines
 
 DEFAULT_CONFIG = "config.yml"
 
@@ -39,45 +37,27 @@ def load(config_path: str | None) -> Settings:
     return load_settings(config_path)
 
 
+#: Libraries whose DEBUG lines can carry what must never reach a log, and are noise otherwise:
+#: websockets prints every handshake header, the round socket's ``Set-Cookie`` (a pychess guest
+#: session) among them; urllib3, requests and berserk print request lines; asyncio its event loop.
+#: They log at INFO and above whatever ``bot.log_level`` says (higher when it says higher).
+LIBRARY_LOGGERS = ("websockets", "urllib3", "requests", "berserk", "asyncio")
+
+
 def setup_logging(settings: Settings) -> None:
-    logging.basicConfig(level=log_level(settings.bot), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s")
-
-
-def search_workers(settings: Settings) -> int:
-    """``engine.workers``, or one per core but no more than games that can run at once."""
-    if settings.engine.workers > 0:
-        return settings.engine.workers
-    return max(1, min(os.cpu_count() or 1, settings.challenge.concurrency))
+    level = log_level(settings.bot)
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(levelname)-7s %(name)s: %(message)s")
+    for name in LIBRARY_LOGGERS:
+        logging.getLogger(name).setLevel(max(level, logging.INFO))
 
 
 def run(config_path: str | None) -> int:
     settings = load(config_path)
     token = load_token(settings.server)
     setup_logging(settings)
-    stop, finish = threading.Event(), threading.Event()
-    for signal_number in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signal_number, lambda number, frame: stop.set())
-    signal.signal(signal.SIGUSR1, lambda number, frame: finish.set())
+    stop = event_on_signals()
+    finish = event_on_signals((signal.SIGUSR1,))
     return play_on_server(settings, token, stop, finish)
-
-
-def play_on_server(settings: Settings, token: Secret, stop: threading.Event, finish: threading.Event | None = None,
-                   started: Callable[[Runner], None] | None = None) -> int:
-    """The bot on ``settings.server`` until ``stop`` (or, after ``finish``, until its games are over):
-    what ``run`` does online and ``play`` does against its local sandbox (which is handed the
-    runner, through *started*, to read results)."""
-    client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
-    workers = search_workers(settings)
-    try:
-        # An external engine is started and checked here, before any challenge can be accepted.
-        with open_engines(settings.engine, workers) as engines:
-            runner = Runner(settings, client, engines, workers)
-            if started is not None:
-                started(runner)
-            return runner.run(stop, finish)
-    finally:
-        client.close()
 
 
 def upgrade(config_path: str | None) -> int:

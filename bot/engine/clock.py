@@ -12,6 +12,7 @@ This module must never look at a board beyond whose turn it is, and never sleep.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from dataclasses import dataclass
@@ -47,23 +48,39 @@ MIN_BUDGET_MS = 5
 class Limits:
     """What a search may spend. All times in milliseconds; picklable for worker processes.
 
-    With neither a clock nor ``movetime`` (nor ``depth``/``nodes``), the search runs until
+    With neither a clock nor ``movetime_ms`` (nor ``depth``/``nodes``), the search runs until
     ``infinite`` is cleared by a stop event or the maximum depth is reached. ``movestogo`` is
     optional (UCI sends it for classical time controls). ``move_overhead_ms`` is what the caller
     holds back for lag, none unless it says: its settings (``engine.move_overhead_ms``, UCI's
     ``Move Overhead``) have their defaults where they are declared.
     """
 
-    wtime: int | None = None
-    btime: int | None = None
-    winc: int = 0
-    binc: int = 0
-    movetime: int | None = None
+    wtime_ms: int | None = None
+    btime_ms: int | None = None
+    winc_ms: int = 0
+    binc_ms: int = 0
+    movetime_ms: int | None = None
     depth: int | None = None
     nodes: int | None = None
     infinite: bool = False
     move_overhead_ms: int = 0
     movestogo: int | None = None
+
+    def clock_ms(self, color: chess.Color) -> int | None:
+        """The clock of the side *color* (``None``: no clock given)."""
+        return self.wtime_ms if color == chess.WHITE else self.btime_ms
+
+    def increment_ms(self, color: chess.Color) -> int:
+        """The increment of the side *color*."""
+        return self.winc_ms if color == chess.WHITE else self.binc_ms
+
+    def with_clock(self, color: chess.Color, clock_ms: int | None, increment_ms: int | None = None) -> Limits:
+        """These limits with the clock (and, when given, the increment) of the side *color* replaced."""
+        if color == chess.WHITE:
+            return dataclasses.replace(self, wtime_ms=clock_ms,
+                                       winc_ms=self.winc_ms if increment_ms is None else increment_ms)
+        return dataclasses.replace(self, btime_ms=clock_ms,
+                                   binc_ms=self.binc_ms if increment_ms is None else increment_ms)
 
 
 @dataclass(frozen=True)
@@ -80,7 +97,7 @@ class Budget:
 def budget(limits: Limits, turn: chess.Color, move_number: int = 1) -> Budget:
     """The time budget for the side *turn* at full move *move_number* under *limits*.
 
-    ``movetime`` is an exact allowance (minus the overhead), used to the end; a clock gives a
+    ``movetime_ms`` is an exact allowance (minus the overhead), used to the end; a clock gives a
     target of a share of the remaining time (see :func:`planned_moves`) plus most of the
     increment, never more than the clock can afford after the overhead is held back.
     ``infinite`` ignores both, as UCI requires.
@@ -90,11 +107,11 @@ def budget(limits: Limits, turn: chess.Color, move_number: int = 1) -> Budget:
     overhead = max(0, limits.move_overhead_ms)
     hard: float | None = None
     soft: float | None = None
-    if limits.movetime is not None:
-        hard = soft = max(MIN_BUDGET_MS, limits.movetime - overhead)
-    remaining = limits.wtime if turn == chess.WHITE else limits.btime
+    if limits.movetime_ms is not None:
+        hard = soft = max(MIN_BUDGET_MS, limits.movetime_ms - overhead)
+    remaining = limits.clock_ms(turn)
     if remaining is not None:
-        increment = max(0, limits.winc if turn == chess.WHITE else limits.binc)
+        increment = max(0, limits.increment_ms(turn))
         available = max(0, remaining - overhead)
         moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else planned_moves(move_number)
         if moves_to_go == 1:

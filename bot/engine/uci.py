@@ -233,11 +233,11 @@ class UciSession:
             if name in values and values[name] < 1:
                 raise UciError(f"'go {name}' must be positive")
         return Limits(
-            wtime=max(0, values["wtime"]) if "wtime" in values else None,
-            btime=max(0, values["btime"]) if "btime" in values else None,
-            winc=values.get("winc", 0),
-            binc=values.get("binc", 0),
-            movetime=values.get("movetime"),
+            wtime_ms=max(0, values["wtime"]) if "wtime" in values else None,
+            btime_ms=max(0, values["btime"]) if "btime" in values else None,
+            winc_ms=values.get("winc", 0),
+            binc_ms=values.get("binc", 0),
+            movetime_ms=values.get("movetime"),
             depth=values.get("depth"),
             nodes=values.get("nodes"),
             infinite=infinite,

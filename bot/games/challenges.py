@@ -34,28 +34,13 @@ class Decision:
         return cls(False, reason, why)
 
 
-def start_position_problem(fen: str | None) -> str | None:
-    """Why ``fen`` cannot start a Knightmate game, or ``None`` when it can (``None`` = standard)."""
-    if fen is None:
-        return None
-    try:
-        board = KnightmateBoard(fen)
-    except ValueError as error:
-        return f"not a Knightmate FEN: {error}"
-    if not board.is_valid():
-        return f"not a legal Knightmate position ({board.status()!r})"
-    if board.outcome() is not None:
-        return "the game would already be over"
-    return None
-
-
 def decide(settings: ChallengeSettings, challenge: Challenge, active_games: int) -> Decision:
     """Accept or decline ``challenge`` while ``active_games`` games are being played."""
     if challenge.challenger.lower() in {name.lower() for name in settings.block_list}:
         return Decision.declined("generic", f"{challenge.challenger} is on the block list")
     if challenge.variant not in settings.variants:
         return Decision.declined("variant", f"variant {challenge.variant} is not played")
-    problem = start_position_problem(challenge.initial_fen)
+    problem = KnightmateBoard.start_position_problem(challenge.initial_fen)
     if problem is not None:
         return Decision.declined("generic", problem)
     time_decision = _time_control(settings, challenge)

@@ -1,6 +1,6 @@
 """Chat commands people type in a game's chat: ``!help``, ``!eval`` and ``!name``.
 
-They exist where the server delivers chat to the bot (:attr:`bot.remote.dialect.Dialect.delivers_chat`:
+They exist where the server delivers chat to the bot (:attr:`bot.dialect.Dialect.delivers_chat`:
 Lichess does, pychess delivers chat to humans only). A chat line is a command only when it is the
 command and nothing else (any case, blanks around it allowed): a sentence that mentions ``!eval``,
 an empty line, a line with control characters and a line longer than a chat line can be are never

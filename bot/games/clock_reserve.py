@@ -62,9 +62,9 @@ def restart_limits(limits: Limits, mover_clock_ms: int) -> Limits:
     engine is shown (*mover_clock_ms*), never longer than a move time *limits* already caps."""
     search_ms = max(RESTART_MOVE_MIN_MS, min(RESTART_MOVE_MAX_MS, mover_clock_ms // RESTART_CLOCK_DIVISOR))
     movetime_ms = search_ms + limits.move_overhead_ms   # a move time counts the overhead in
-    if limits.movetime is not None:
-        movetime_ms = min(movetime_ms, limits.movetime)
-    return dataclasses.replace(limits, movetime=movetime_ms)
+    if limits.movetime_ms is not None:
+        movetime_ms = min(movetime_ms, limits.movetime_ms)
+    return dataclasses.replace(limits, movetime_ms=movetime_ms)
 
 
 class EchoLatency:

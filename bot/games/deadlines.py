@@ -45,9 +45,6 @@ class Deadlines(Generic[K]):
             self.arm(kind, at)
         self._followed[kind] = at
 
-    def is_armed(self, kind: K) -> bool:
-        return kind in self._armed
-
     def next_at(self) -> float | None:
         """The earliest armed deadline, ``None`` when none is armed."""
         return min(self._armed.values(), default=None)

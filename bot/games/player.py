@@ -40,6 +40,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from enum import Enum
+from http import HTTPStatus
 
 import chess
 
@@ -167,6 +168,7 @@ class GamePlayer:
         self._round_moves: tuple[str, ...] | None = None
         # Chat commands, where the server delivers chat to the bot at all.
         self._commands = ChatCommands(settings.chat.rooms(), username) if client.dialect.delivers_chat else None
+        self._chat_closed = False   # the server answered a chat line with 404: it has closed the game
 
     def start(self) -> None:
         for thread in self._threads:
@@ -345,14 +347,14 @@ class GamePlayer:
         move, ply = self._move, game.ply
         if move is not None and move.ply == ply and move.stage is not Stage.AGAIN:
             return
-        assert game.state is not None
+        assert game.state is not None and game.color is not None
         self._move = OurMove(ply, Stage.THINKING, move.attempt if move is not None and move.ply == ply else 1)
         self._deadlines.arm(Due.ENGINE_LATE, game.fallback_deadline())
         limits = game.limits(share=self.share())
         if self._resumed:
             # Restarted on our move: the restart has cost time nobody planned for, so move soon.
-            limits = restart_limits(limits, (limits.wtime if game.color == chess.WHITE else limits.btime) or 0)
-            log.info("game %s: first move since the restart: a short search (%d ms)", self.game_id, limits.movetime)
+            limits = restart_limits(limits, limits.clock_ms(game.color) or 0)
+            log.info("game %s: first move since the restart: a short search (%d ms)", self.game_id, limits.movetime_ms)
         try:
             future = self.searcher.submit(game.initial_fen, game.state.moves, limits)
         except Exception as error:  # the pool could not even take the job
@@ -500,10 +502,14 @@ class GamePlayer:
         self._chat(text, line.room)
 
     def _chat(self, text: str, room: str = "player") -> None:
+        if self._chat_closed:
+            return
         try:
             self.client.chat(self.game_id, text, room)
         except ClientError as error:
             log.info("game %s: chat not sent: %s", self.game_id, error)
+            if error.status == HTTPStatus.NOT_FOUND:
+                self._chat_closed = True    # the server has closed the game's chat: say nothing more
 
     # -- the end ---------------------------------------------------------------------------------
 
@@ -528,7 +534,8 @@ class GamePlayer:
         self.finished.set()
         # The slot is free before the goodbye, a courtesy that may wait on the network.
         self.on_done(self.game_id, result)
-        if self.settings.game.goodbye and lost is None and game.state is not None:
+        # No goodbye to a game that never counted: an aborted game may be gone from the server already.
+        if self.settings.game.goodbye and lost is None and game.state is not None and not game.aborted:
             self._chat(self.settings.game.goodbye)
 
     def _ask_how_it_ended(self) -> None:

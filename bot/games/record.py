@@ -26,7 +26,6 @@ import chess.engine
 import chess.pgn
 
 from bot.engine import Limits, SearchResult
-from bot.games.challenges import start_position_problem
 from bot.games.clock_reserve import ClockReserve, EchoLatency, engine_clock_ms
 from bot.remote.events import GameEnded, GameFull, GameState, GameStreamEvent, OpponentGone, Player, ReportedResult
 from variant import STARTING_FEN, GameMoveError, KnightmateBoard
@@ -97,6 +96,7 @@ class Game:
         self.initial_fen: str | None = None
         self.base_ms: int | None = None
         self.increment_ms: int | None = None
+        self.rated: bool | None = None          # None: the server did not say
         self.board = KnightmateBoard()
         self.state: GameState | None = None
         self.state_received = 0.0       # time.monotonic() of the latest state
@@ -134,6 +134,7 @@ class Game:
     def _apply_full(self, full: GameFull) -> None:
         self.white, self.black = full.white, full.black
         self.initial_fen = full.initial_fen
+        self.rated = full.rated
         self.base_ms, self.increment_ms = full.base_ms, full.increment_ms
         me = self.username.lower()
         if me in (_name(full.white), (full.white.id or "").lower()):
@@ -145,7 +146,7 @@ class Game:
         if full.variant != "knightmate":
             self.setup_problem = f"variant {full.variant} is not Knightmate"
         # pychess shows a custom start position only here, never in the challenge.
-        fen_problem = start_position_problem(full.initial_fen)
+        fen_problem = KnightmateBoard.start_position_problem(full.initial_fen)
         if fen_problem is not None:
             self.setup_problem = f"start position: {fen_problem}"
 
@@ -160,12 +161,11 @@ class Game:
         self.echoes.seen(len(state.moves), now)
         if state.is_over:
             self.ended = True
-        if start_position_problem(self.initial_fen) is None:
+        if KnightmateBoard.start_position_problem(self.initial_fen) is None:
             self.board = self._rebuild(state.moves)
             if state.moves and self.sync_problem is None:
                 mover = not self.board.turn
-                self.clocks_ms.setdefault(len(state.moves) - 1, state.wtime_ms if mover == chess.WHITE
-                                          else state.btime_ms)
+                self.clocks_ms.setdefault(len(state.moves) - 1, state.clock_ms(mover))
         if self._own_pending is not None and len(state.moves) > self._own_pending[0]:
             self._own_pending = None
 
@@ -208,7 +208,7 @@ class Game:
         """Our clock now: the server's figure less the time since that state arrived, on our turn."""
         if self.state is None or self.color is None:
             return None
-        remaining = self.state.wtime_ms if self.color == chess.WHITE else self.state.btime_ms
+        remaining = self.state.clock_ms(self.color)
         if self.my_turn:
             now = time.monotonic() if now is None else now
             remaining -= int((now - self.state_received) * 1000)
@@ -224,14 +224,11 @@ class Game:
         """
         assert self.state is not None and self.color is not None
         mine = engine_clock_ms(self.my_clock_ms(now) or 0, self.reserve_ms())
-        wtime, btime = self.state.wtime_ms, self.state.btime_ms
-        winc, binc = self.state.winc_ms, self.state.binc_ms
-        if self.color == chess.WHITE:
-            wtime, winc = int(mine * share), int(winc * share)
-        else:
-            btime, binc = int(mine * share), int(binc * share)
-        return Limits(wtime=wtime, btime=btime, winc=winc, binc=binc,
-                      movetime=self.max_move_time_ms, move_overhead_ms=self.move_overhead_ms)
+        state = self.state
+        server = Limits(wtime_ms=state.wtime_ms, btime_ms=state.btime_ms, winc_ms=state.winc_ms,
+                        binc_ms=state.binc_ms, movetime_ms=self.max_move_time_ms,
+                        move_overhead_ms=self.move_overhead_ms)
+        return server.with_clock(self.color, int(mine * share), int(server.increment_ms(self.color) * share))
 
     def reserve_ms(self) -> int:
         """What the bot keeps on its clock after each move in this game (:mod:`bot.games.clock_reserve`)."""
@@ -360,6 +357,16 @@ class Game:
         self.unreported_because = problem
 
     @property
+    def aborted(self) -> bool:
+        """The game was aborted, by the bot or as the server says. It never counted, and a server
+        may forget it at once: pychess answers a chat line to an aborted game with 404."""
+        if self.aborted_because is not None:
+            return True
+        if self.state is not None and self.state.is_over and self.state.status in _UNSTARTED_STATUSES:
+            return True
+        return self.reported is not None and self.reported.status in _UNSTARTED_STATUSES
+
+    @property
     def needs_reported_result(self) -> bool:
         """The server ended the game and nothing the bot saw says how: only the server can tell."""
         return self._seen_result() is None
@@ -413,7 +420,8 @@ class Game:
     def pgn(self, result: Result) -> str:
         game = chess.pgn.Game.from_board(self.final_board())
         headers = game.headers
-        headers["Event"] = "knightmate-bot game"
+        headers["Event"] = ("knightmate-bot game" if self.rated is None
+                            else f"{'Rated' if self.rated else 'Casual'} Knightmate game")
         headers["Site"] = f"{self.site.rstrip('/')}/{self.id}" if self.site else self.id
         headers["Date"] = self.started.strftime("%Y.%m.%d")
         headers["White"] = self.white.name if self.white else "?"
@@ -421,6 +429,11 @@ class Game:
         headers["Result"] = result.result
         headers["Variant"] = "Knightmate"
         headers["Termination"] = result.termination
+        for side, player in (("White", self.white), ("Black", self.black)):
+            if player is not None and player.rating is not None:
+                headers[f"{side}Elo"] = str(player.rating)
+            if player is not None and player.title is not None:
+                headers[f"{side}Title"] = player.title
         if self.base_ms is not None and self.increment_ms is not None:
             headers["TimeControl"] = f"{self.base_ms // 1000}+{self.increment_ms // 1000}"
         else:

@@ -46,7 +46,7 @@ PENDING_ACCEPT_S = 30.0
 #: An accepted challenge whose gameStart has not come after this long is played without one: its game
 #: has the challenge's id on both servers (pychess creates it under the id the accept names), so
 #: the bot opens that game's stream itself. A pychess event stream handler lingering after a
-#: reconnect can swallow the gameStart (API.md), and reopening the event stream does not bring it
+#: reconnect can swallow the gameStart (docs/api.md), and reopening the event stream does not bring it
 #: back for a game without a move; a bot that waited for it would lose the game on time.
 MISSING_GAME_START_S = 8.0
 #: Results of finished games kept for :meth:`Runner.wait_game_done`.

@@ -122,9 +122,15 @@ class StateFile:
             log.error("cannot write state file %s: %s", self.path, error)
 
 
+def pgn_path(directory: str | os.PathLike[str], game_id: str) -> Path:
+    """Where the PGN of the game *game_id* is kept: ``DIRECTORY/<game id>.pgn``, the id's characters
+    other than letters, digits, ``_`` and ``-`` replaced, so a server's id cannot leave the directory."""
+    return Path(directory) / f"{_UNSAFE.sub('_', game_id) or 'game'}.pgn"
+
+
 def write_pgn(directory: str | os.PathLike[str], game_id: str, text: str) -> Path | None:
-    """Writes one finished game's PGN as ``DIRECTORY/<game id>.pgn``; ``None`` (and a log line) on failure."""
-    path = Path(directory) / f"{_UNSAFE.sub('_', game_id) or 'game'}.pgn"
+    """Writes one finished game's PGN to :func:`pgn_path`; ``None`` (and a log line) on failure."""
+    path = pgn_path(directory, game_id)
     try:
         write_atomically(path, text)
     except OSError as error:

@@ -3,7 +3,7 @@
 berserk does the plain calls (account, upgrade, accept, move, abort, resign) through a
 :class:`TimeoutSession`, a berserk ``TokenSession`` that never waits forever. requests fills
 berserk's gaps: form bodies for decline and chat (pychess ignores JSON bodies), the dialect's
-headers (:attr:`bot.remote.dialect.Dialect.headers`), ``offeringDraw``, ``claim-victory``, and the
+headers (:attr:`bot.dialect.Dialect.headers`), ``offeringDraw``, ``claim-victory``, and the
 streams themselves, which the bot reads as raw lines (berserk drops the keep-alives the heartbeat
 needs and gives up on the first malformed line).
 
@@ -47,7 +47,7 @@ from berserk.exceptions import ApiError, ResponseError
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from bot.config import Secret, ServerSettings
-from bot.remote.dialect import Dialect
+from bot.dialect import Dialect
 from bot.remote.events import EventStreamEvent, GameStreamEvent, ReportedResult, RoundBoard
 from bot.remote.round_socket import RoundSocketError, read_round_board, round_socket_url
 from bot.remote.wire import MalformedLine, is_plain_id, parse_event_line, parse_game_line

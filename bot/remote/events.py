@@ -37,18 +37,7 @@ class ChallengeReceived:
 
 
 @dataclass(frozen=True)
-class ChallengeGone:
-    """The challenger canceled it, or it was declined."""
-    challenge_id: str
-
-
-@dataclass(frozen=True)
 class GameStarted:
-    game_id: str
-
-
-@dataclass(frozen=True)
-class GameFinished:
     game_id: str
 
 
@@ -57,7 +46,9 @@ class ServerShutdown:
     """pychess's ``terminated``: the server is going down; reconnect later."""
 
 
-EventStreamEvent = KeepAlive | ChallengeReceived | ChallengeGone | GameStarted | GameFinished | ServerShutdown
+#: ``challengeCanceled``, ``challengeDeclined`` and ``gameFinish`` are not among them: the bot has
+#: nothing to do about a challenge that is gone, and a game's end comes on the game's own stream.
+EventStreamEvent = KeepAlive | ChallengeReceived | GameStarted | ServerShutdown
 
 
 @dataclass(frozen=True)
@@ -66,10 +57,6 @@ class Player:
     id: str | None = None
     title: str | None = None
     rating: int | None = None
-
-    @property
-    def is_bot(self) -> bool:
-        return self.title == "BOT"
 
 
 @dataclass(frozen=True)
@@ -83,6 +70,10 @@ class GameState:
     winner: str | None = None    # "white" | "black" when the server says
     wdraw: bool = False          # white offers a draw
     bdraw: bool = False
+
+    def clock_ms(self, color: bool) -> int:
+        """The clock of white (*color* True, python-chess's ``chess.WHITE``) or black."""
+        return self.wtime_ms if color else self.btime_ms
 
     @property
     def is_over(self) -> bool:

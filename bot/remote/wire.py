@@ -1,6 +1,6 @@
 """Stream lines of both dialects -> :mod:`bot.remote.events`.
 
-This is where the dialects' differences in *content* are ironed out (API.md): pychess ``ping``
+This is where the dialects' differences in *content* are ironed out (docs/api.md): pychess ``ping``
 lines and Lichess blank lines both become :class:`~bot.remote.events.KeepAlive`; pychess increments in
 seconds become milliseconds; ``initialFen`` ``""`` (pychess) and ``"startpos"`` (Lichess) both
 become ``None``; pychess players have only a name, pychess ``gameStart`` only an ``id``.
@@ -21,15 +21,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from bot.remote.dialect import Dialect
+from bot.dialect import Dialect
 from bot.remote.events import (
     Challenge,
-    ChallengeGone,
     ChallengeReceived,
     ChatLine,
     EventStreamEvent,
     GameEnded,
-    GameFinished,
     GameFull,
     GameStarted,
     GameState,
@@ -203,12 +201,8 @@ def _event(dialect: Dialect, data: Mapping[str, Any]) -> EventStreamEvent | None
     kind = data.get("type")
     if kind == "challenge":
         return ChallengeReceived(_challenge(dialect, data["challenge"]))
-    if kind in ("challengeCanceled", "challengeDeclined"):
-        return ChallengeGone(_plain_id(data["challenge"]["id"], "challenge id"))
     if kind == "gameStart":
         return GameStarted(_game_id(data["game"]))
-    if kind == "gameFinish":
-        return GameFinished(_game_id(data["game"]))
     if kind == "terminated":
         return ServerShutdown()
     return None

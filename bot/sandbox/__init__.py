@@ -1,6 +1,6 @@
 """A local Lichess-style Bot API server, in the Lichess or the pychess dialect, for tests and trials.
 
-The sandbox speaks the Bot API exactly as ``shared/API.md`` documents each server, over real HTTP
+The sandbox speaks the Bot API exactly as ``docs/api.md`` documents each server, over real HTTP
 on a loopback address (it refuses any other), with the standard library only: a threading HTTP
 server writing HTTP/1.1 chunked ndjson streams by hand, :class:`variant.KnightmateBoard` as the
 referee, clocks that flag, opponents it plays itself and faults injected on demand. Tests and
@@ -167,10 +167,12 @@ strings; ``gameFull`` with names only, ``initialFen`` "" or the FEN, no clock/sp
 in seconds, status always "started"; the game stream never closes; a game-ending move sends no
 ``gameState``, only ``{"type":"gameEnd","game":{"id"}}``; resign sends the resigner no ``gameEnd``;
 a move is always answered 200 (an illegal one loses at once; one out of turn is ignored); abort at
-any ply; decline reads form data only (a JSON body's reason becomes generic); chat reaches no bot;
-no draw, takeback or claim endpoints (404) and 403 for a bot's challenge. The round socket a
-spectator's browser opens, ``ws://HOST:PORT/wsr/{gameId}`` on the API's own host and port, takes
-any connection without login and sends a ``user_present`` message, then ``{"type": "board",
+any ply; decline reads form data only (a JSON body's reason becomes generic); chat reaches no bot,
+and a chat line to an aborted game is answered 404 (the game is gone); no draw, takeback or claim
+endpoints (404) and 403 for a bot's challenge. The round socket a spectator's browser opens,
+``ws://HOST:PORT/wsr/{gameId}`` on the API's own host and port, takes any connection without login
+(its handshake sets a guest session cookie, ``pychess-variants``) and sends a ``user_present``
+message, then ``{"type": "board",
 "gameId", "status", "result", "fen", "lastMove", "steps", "ply", "check", "clocks"}``: pychess's full
 board, ``steps`` every position of the game (``{"fen", "move", "san", "turnColor", "check"}``, the
 first without a move), ``clocks`` ``{"white", "black"}`` in ms as they are now, with pychess's status code

@@ -10,7 +10,6 @@ loopback addresses only.
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 import logging
 import random
 import threading
@@ -19,6 +18,7 @@ from types import TracebackType
 
 import chess
 
+from bot.loopback import is_loopback
 from bot.sandbox.faults import Faults
 from bot.sandbox.handler import SandboxServer
 from bot.sandbox.human import HumanSeat
@@ -83,7 +83,7 @@ class Sandbox:
                  seed: int | None = None) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r} (lichess or pychess)")
-        if not _is_loopback(host):
+        if not is_loopback(host):
             raise ValueError(f"the sandbox binds loopback addresses only, not {host!r}")
         self.dialect = DIALECTS[dialect]()
         self._rng = random.Random(seed)
@@ -322,12 +322,5 @@ class Sandbox:
         player.thread.start()
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 

@@ -1,6 +1,6 @@
 """Faults injected on demand: error statuses, cut or silent streams, malformed lines, refused game streams.
 
-Tests call these to reproduce what bots meet in the wild (API.md, "Rate limits and faults"): an
+Tests call these to reproduce what bots meet in the wild (docs/api.md, "Limits and faults"): an
 HTTP 429 with ``Retry-After`` or a 5xx for the next requests of a kind, a stream cut mid-game, a
 stream that says nothing with its socket still open, a line that is not JSON, pychess's 200 with a
 raw 409 inside for a game stream the server still counts open (a bot restarted after a crash meets
@@ -119,7 +119,7 @@ class Faults:
     def lose_event(self, event_type: str, username: str) -> None:
         """Loses the next event of *event_type* (``gameStart``, ``challenge``...) meant for
         *username*: what pychess does to the event a lingering stream handler takes after a
-        reconnect (API.md). The game or challenge goes on; only that line never arrives."""
+        reconnect (docs/api.md). The game or challenge goes on; only that line never arrives."""
         with self._lock:
             self._lost_events.append((event_type, username.lower()))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import secrets
 import socket
 import sys
 import threading
@@ -88,6 +89,8 @@ ROUTES = _routes()
 
 #: pychess's round socket, the one a spectator's browser opens (no login).
 ROUND_SOCKET = re.compile(r"/wsr/(?P<game>[A-Za-z0-9]+)/?")
+#: The name of pychess's session cookie, which its round socket sets for a visitor without one.
+GUEST_COOKIE = "pychess-variants"
 
 
 class ClosingServer(ThreadingHTTPServer):
@@ -266,6 +269,8 @@ class SandboxHandler(JsonHandler):
         self.send_header("Upgrade", "websocket")
         self.send_header("Connection", "Upgrade")
         self.send_header("Sec-WebSocket-Accept", websocket.accept_key(key))
+        # pychess hands every visitor without a session a guest one, the bot's round socket too.
+        self.send_header("Set-Cookie", f"{GUEST_COOKIE}={secrets.token_urlsafe(16)}; Path=/; HttpOnly")
         self.end_headers()
         behaviour = self.server.faults.take_round_socket()
         try:

@@ -25,10 +25,10 @@ from typing import TypeVar
 import chess
 import chess.pgn
 
-from bot.games.challenges import start_position_problem
 from bot.sandbox.model import Account, Challenge, Game, board_from_fen, color_name
 from bot.sandbox.servers import JsonObject
 from bot.sandbox.world import ApiError, World
+from variant import KnightmateBoard
 
 T = TypeVar("T")
 
@@ -151,7 +151,7 @@ class HumanSeat:
 
         :raises: :exc:`ApiError` (400) for a bad FEN, colour or clock.
         """
-        problem = start_position_problem(fen)
+        problem = KnightmateBoard.start_position_problem(fen)
         if problem is not None:
             raise ApiError(400, f"That FEN cannot start a game: {problem}.")
         return self._challenge_and_wait(self.account, username, limit_s=limit_s, increment_s=increment_s,

@@ -74,7 +74,7 @@ class EngineMover(Strategy):
         if self._engine is None:
             self._engine = Engine(hash_mb=16)
         move: chess.Move | None = self._engine.search(  # type: ignore[attr-defined]
-            board.copy(), Limits(movetime=self._movetime_ms)).move
+            board.copy(), Limits(movetime_ms=self._movetime_ms)).move
         if move is not None and move not in board.legal_moves:
             raise ValueError(f"engine chose an illegal move {move}")
         return move

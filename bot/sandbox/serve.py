@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import logging
 import secrets
-import signal
 import threading
 import time
-from collections.abc import Callable
-from types import FrameType
 from typing import TextIO
 
 from bot.sandbox.control import Sandbox
@@ -29,14 +26,13 @@ DECLINED_BACKOFF_S = 30.0
 
 
 def serve(*, dialect: str, host: str, port: int, username: str, opponent: str, strategy: str,
-          limit_s: int, increment_s: int, out: TextIO, stop: threading.Event | None = None) -> int:
-    """Runs the sandbox until *stop* is set (or SIGINT/SIGTERM when *stop* is None); returns 0.
+          limit_s: int, increment_s: int, out: TextIO, stop: threading.Event) -> int:
+    """Runs the sandbox until *stop* is set (the CLI sets it on SIGINT/SIGTERM); returns 0.
 
     :raises: :exc:`ValueError` for a bad dialect, host or strategy, :exc:`OSError` if the port
         cannot be bound.
     """
-    sandbox = Sandbox(dialect, host=host, port=port)  # bad arguments fail here, before any signal handler
-    stop = stop if stop is not None else _stop_on_signals()
+    sandbox = Sandbox(dialect, host=host, port=port)
     token = secrets.token_urlsafe(18)
     with sandbox:
         sandbox.add_account(username, token=token, bot=True)
@@ -83,15 +79,3 @@ class _Challenger:
             return
         self._last = sandbox.challenge(self._opponent, self._username, limit_s=self._limit_s,
                                        increment_s=self._increment_s, color="random")
-
-
-def _stop_on_signals() -> threading.Event:
-    stop = threading.Event()
-
-    def handle(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    handler: Callable[[int, FrameType | None], None] = handle
-    signal.signal(signal.SIGINT, handler)
-    signal.signal(signal.SIGTERM, handler)
-    return stop

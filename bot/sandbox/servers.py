@@ -1,4 +1,4 @@
-"""What the two servers say and how they behave, one class per dialect (API.md).
+"""What the two servers say and how they behave, one class per dialect (docs/api.md).
 
 :class:`Lichess` and :class:`Pychess` build every JSON line and answer body the sandbox sends and
 hold the behaviour flags in which the servers differ (illegal moves, aborts, stream ends,
@@ -76,6 +76,8 @@ class Dialect:
     chat_reaches_bots: ClassVar[bool]
     #: Whether a player who resigns is told the game is over (pychess sends the resigner no ``gameEnd``).
     resignation_ends_stream: ClassVar[bool]
+    #: Whether an aborted game is forgotten at once, so a chat line to it is answered 404 (pychess).
+    aborted_games_vanish: ClassVar[bool]
 
     def __init__(self, base_url: str = "") -> None:
         self.base_url = base_url
@@ -142,6 +144,7 @@ class Lichess(Dialect):
     lichess_extras = True
     chat_reaches_bots = True
     resignation_ends_stream = True
+    aborted_games_vanish = False
 
     def account(self, account: Account) -> JsonObject:
         body: JsonObject = {
@@ -254,6 +257,7 @@ class Pychess(Dialect):
     lichess_extras = False
     chat_reaches_bots = False
     resignation_ends_stream = False
+    aborted_games_vanish = True
 
     def account(self, account: Account) -> JsonObject:
         return {"id": account.id, "username": account.username, "title": account.title or ""}

@@ -465,6 +465,8 @@ class World:
         """Posts a chat line: recorded always, sent to the players' game streams on Lichess only."""
         with self.cond:
             game = self._my_game(account, game_id, bot_only=bot_only)[0]
+            if game.status == "aborted" and self.dialect.aborted_games_vanish:
+                raise ApiError(404, "No such game")
             if room not in ("player", "spectator"):
                 raise ApiError(400, "room must be player or spectator")
             if not text:

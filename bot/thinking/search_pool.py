@@ -232,11 +232,10 @@ def _position(initial_fen: str | None, moves: tuple[str, ...]) -> KnightmateBoar
 
 def less_waiting(limits: Limits, turn: bool, waited_s: float) -> Limits:
     waited_ms = max(0, int(waited_s * 1000))
-    if turn and limits.wtime is not None:
-        return dataclasses.replace(limits, wtime=max(0, limits.wtime - waited_ms))
-    if not turn and limits.btime is not None:
-        return dataclasses.replace(limits, btime=max(0, limits.btime - waited_ms))
-    return limits
+    clock_ms = limits.clock_ms(turn)
+    if clock_ms is None:
+        return limits
+    return limits.with_clock(turn, max(0, clock_ms - waited_ms))
 
 
 def ponder_line(board: KnightmateBoard, moves: tuple[str, ...], played: chess.Move,

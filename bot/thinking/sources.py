@@ -153,17 +153,16 @@ def engine_board(initial_fen: str | None, moves: tuple[str, ...]) -> KnightmateB
 
 def engine_limit(limits: Limits, turn: chess.Color) -> chess.engine.Limit:
     """``go`` for the side ``turn``: its clock less the move overhead, the other clock as it is,
-    and, when the bot caps a move's time, a ``movetime`` the clock can afford."""
-    def clock_s(clock_ms: int | None, mover: bool) -> float | None:
-        if clock_ms is None:
-            return None
-        return max(1, clock_ms - limits.move_overhead_ms if mover else clock_ms) / 1000
+    and, when the bot caps a move's time, a ``movetime`` the clock can afford (UCI's names; ours carry ``_ms``)."""
+    def clock_s(clock_ms: int | None) -> float | None:
+        return None if clock_ms is None else max(1, clock_ms) / 1000
 
-    movetime_ms = budget(limits, turn).hard_ms if limits.movetime is not None else None
+    mover_ms = limits.clock_ms(turn)
+    shown = limits if mover_ms is None else limits.with_clock(turn, mover_ms - limits.move_overhead_ms)
+    movetime_ms = budget(limits, turn).hard_ms if limits.movetime_ms is not None else None
     return chess.engine.Limit(
-        white_clock=clock_s(limits.wtime, turn == chess.WHITE),
-        black_clock=clock_s(limits.btime, turn == chess.BLACK),
-        white_inc=limits.winc / 1000, black_inc=limits.binc / 1000,
+        white_clock=clock_s(shown.wtime_ms), black_clock=clock_s(shown.btime_ms),
+        white_inc=limits.winc_ms / 1000, black_inc=limits.binc_ms / 1000,
         time=movetime_ms / 1000 if movetime_ms is not None else None,
         depth=limits.depth, nodes=limits.nodes, remaining_moves=limits.movestogo)
 

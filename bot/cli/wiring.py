@@ -1,0 +1,107 @@
+"""The bot put together: client, engines and runner, the one way ``run``, ``demo`` and ``play`` start it.
+
+``run`` calls :func:`play_on_server` on its main thread against the configured server; ``demo`` and
+``play`` run it beside a local sandbox on a :class:`BotThread`, with settings that point at the
+sandbox. So what the local commands show is what ``run`` does online. This module is on the run
+path: it never imports the sandbox or the web page.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+
+from bot.config import Secret, Settings
+from bot.games.runner import Runner
+from bot.remote.client import Client
+from bot.thinking.sources import open_engines
+
+#: How often :meth:`BotThread.wait_until` looks whether the bot has stopped.
+WAIT_POLL_S = 0.5
+
+
+def search_workers(settings: Settings) -> int:
+    """``engine.workers``, or one per core but no more than games that can run at once."""
+    if settings.engine.workers > 0:
+        return settings.engine.workers
+    return max(1, min(os.cpu_count() or 1, settings.challenge.concurrency))
+
+
+def play_on_server(settings: Settings, token: Secret, stop: threading.Event, finish: threading.Event | None = None,
+                   started: Callable[[Runner], None] | None = None) -> int:
+    """The bot on ``settings.server`` until ``stop`` (or, after ``finish``, until its games are over);
+    *started* is handed the runner before it runs (to read results). The exit code.
+
+    :raises: :exc:`~bot.thinking.sources.EngineStartError` (a bad ``engine.command``) before any
+        challenge is accepted, :exc:`~bot.games.runner.StartupError` (the server refuses the account).
+    """
+    client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
+    workers = search_workers(settings)
+    try:
+        # An external engine is started and checked here, before any challenge can be accepted.
+        with open_engines(settings.engine, workers) as engines:
+            runner = Runner(settings, client, engines, workers)
+            if started is not None:
+                started(runner)
+            return runner.run(stop, finish)
+    finally:
+        client.close()
+
+
+class BotThread:
+    """:func:`play_on_server` on a thread of its own, for the commands that run the bot beside
+    something else (``demo`` and ``play``). Setting *stop* ends it; it sets *stop* itself when the bot
+    ends, since without the bot there is nothing left to do. Its error, if it failed, is kept for
+    the caller's thread (:meth:`raise_error`)."""
+
+    def __init__(self, settings: Settings, token: Secret, stop: threading.Event) -> None:
+        self._settings = settings
+        self._token = token
+        self._stop = stop
+        self.runner: Runner | None = None
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="bot")
+
+    def start(self) -> BotThread:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            play_on_server(self._settings, self._token, self._stop, started=self._started)
+        except Exception as error:  # handed to the caller's thread, which reports it
+            self.error = error
+        finally:
+            self._stop.set()
+
+    def _started(self, runner: Runner) -> None:
+        self.runner = runner
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+    def wait_until(self, ready: Callable[[float], object], timeout_s: float) -> None:
+        """Waits up to *timeout_s* for *ready* while the bot runs. *ready* waits the seconds it is
+        given and raises :exc:`TimeoutError` if what it waits for has not happened.
+
+        :raises: the bot's own error if it stopped first (a bad engine, an account the server
+            refuses), else :exc:`TimeoutError`.
+        """
+        deadline = time.monotonic() + timeout_s
+        while self._thread.is_alive() and time.monotonic() < deadline:
+            try:
+                ready(min(WAIT_POLL_S, max(0.0, deadline - time.monotonic())))
+                return
+            except TimeoutError:
+                pass
+        self._thread.join(WAIT_POLL_S)
+        self.raise_error()
+        raise TimeoutError(f"the bot was not ready within {timeout_s:g} s")
+
+    def raise_error(self) -> None:
+        """Raises the bot's error, if it stopped with one."""
+        if self.error is not None:
+            raise self.error
+
