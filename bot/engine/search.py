@@ -42,6 +42,7 @@ from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, Ponder, budget
 from bot.engine.constants import BB_SQUARES, Bitboard, popcount
 from bot.engine.moves import captures, check_squares, quiet_checks, static_exchange
+from bot.engine.nnue import Net, shipped_net
 from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
 from bot.engine.result import SearchResult as SearchResult  # re-exported: callers import it from here
 from bot.engine.weights import PIECE_VALUES
@@ -132,12 +133,15 @@ class Engine:
 
     Not thread-safe: one search at a time per instance (the UCI front end and the bot each own
     one). ``hash_mb`` bounds the transposition table. With a *book*, a position the book knows is
-    answered at once with one of its moves (see :meth:`search`).
+    answered at once with one of its moves (see :meth:`search`). With *nnue*, positions are scored
+    by the shipped network (:mod:`bot.engine.nnue`) instead of the hand evaluation; :attr:`net`
+    is that network, or None for the hand evaluation.
     """
 
-    def __init__(self, hash_mb: int = 64, book: OpeningBook | None = None) -> None:
+    def __init__(self, hash_mb: int = 64, book: OpeningBook | None = None, nnue: bool = False) -> None:
         self.hash_mb = hash_mb
         self.book = book
+        self.net: Net | None = shipped_net() if nnue else None
         self._tt: dict[int, tuple[int, int, int, Move]] = {}
         self._history: list[list[int]] = [[0] * 4096 for _ in chess.COLORS]
         self._countermoves: list[list[Move]] = [[NO_MOVE] * 4096 for _ in chess.COLORS]
@@ -189,6 +193,8 @@ class Engine:
         time_budget = Budget(None, None) if ponder is not None else budget(limits, board.turn, board.fullmove_number)
         search = _Search(board, limits, time_budget, started, stop,
                          self._tt, self._tt_capacity, self._history, self._countermoves, self._pawn_cache, ponder)
+        if self.net is not None:
+            search.position.use_nnue(self.net)
         result = search.run(on_info)
         if ponder is not None:
             # Searched to the end before the opponent moved: UCI wants no answer before ponderhit or stop.

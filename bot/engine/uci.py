@@ -36,6 +36,7 @@ from bot import __version__
 from bot.engine import build
 from bot.engine.book import DEFAULT_BOOK, BookError, OpeningBook, check_book_file
 from bot.engine.clock import Limits, Ponder
+from bot.engine.nnue import shipped_net
 from bot.engine.search import Engine, SearchResult
 from variant import GameMoveError, KnightmateBoard
 
@@ -146,6 +147,13 @@ class UciSession:
 
     def _set_hash(self, value: chess.engine.ConfigValue) -> None:
         self.engine.hash_mb = int(value or 0)
+
+    def _set_nnue(self, value: chess.engine.ConfigValue) -> None:
+        """``Use NNUE``: the shipped network scores positions instead of the hand evaluation."""
+        try:
+            self.engine.net = shipped_net() if value else None
+        except (OSError, ValueError) as error:
+            raise UciError(f"Use NNUE: cannot read the network: {error}") from None
 
     def _set_move_overhead(self, value: chess.engine.ConfigValue) -> None:
         self.move_overhead_ms = int(value or 0)
@@ -317,6 +325,8 @@ OPTIONS = (
     UciOption(chess.engine.Option("Ponder", "check", False, None, None, []), UciSession._keep),
     UciOption(BOOK_FILE, UciSession._set_book_file),
     UciOption(chess.engine.Option("OwnBook", "check", True, None, None, []), UciSession._set_own_book),
+    # Off until a timed SPRT accepts the network (bench/README.md).
+    UciOption(chess.engine.Option("Use NNUE", "check", False, None, None, []), UciSession._set_nnue),
 )
 _BY_NAME = {option.spec.name.lower(): option for option in OPTIONS}
 
