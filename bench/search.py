@@ -66,14 +66,14 @@ Row = dict[str, Any]
 def measure(depth: int, movetime: int | None, hash_mb: int, nnue: bool) -> tuple[str, list[Row]]:
     """Searches every position with the build this process imported; returns the build's name
     and one row per position."""
-    from bot.engine import Engine, Limits, build
+    from bot.engine import Limits, build
     from variant import KnightmateBoard
 
     limits = Limits(movetime_ms=movetime, move_overhead_ms=0) if movetime else Limits(depth=depth)
     rows = []
     for name, fen in POSITIONS.items():
         board = KnightmateBoard(fen)
-        engine = Engine(hash_mb=hash_mb, nnue=nnue)
+        engine = new_engine(hash_mb, nnue)
         started, cpu_started = time.perf_counter(), time.process_time()
         result = engine.search(board, limits)
         rows.append({"position": name, "depth": result.depth, "nodes": result.nodes,
@@ -82,13 +82,21 @@ def measure(depth: int, movetime: int | None, hash_mb: int, nnue: bool) -> tuple
     return build.running_build(), rows
 
 
+def new_engine(hash_mb: int, nnue: bool) -> Any:
+    """An engine of the install this process imported; asked for the NNUE only with *nnue*, so a
+    baseline from before the NNUE (whose Engine takes no ``nnue``) still runs."""
+    from bot.engine import Engine
+
+    return Engine(hash_mb=hash_mb, nnue=True) if nnue else Engine(hash_mb=hash_mb)
+
+
 def measure_game(moves: list[str], nodes: int, hash_mb: int, nnue: bool) -> tuple[str, list[Row]]:
     """Searches each position of the game *moves* in turn with one engine, *nodes* a move, as in
     play; returns the build's name and one row for the whole game."""
-    from bot.engine import Engine, Limits, build
+    from bot.engine import Limits, build
     from variant import KnightmateBoard
 
-    board, engine = KnightmateBoard(), Engine(hash_mb=hash_mb, nnue=nnue)
+    board, engine = KnightmateBoard(), new_engine(hash_mb, nnue)
     searched = deepest = 0
     started, cpu_started = time.perf_counter(), time.process_time()
     for uci in moves:

@@ -67,14 +67,16 @@ class Net:
         self.qa = qa
         self.qb = qb
         self.scale_cp = scale_cp
-        self.w1 = w1
+        #: W1 by input, then one row of zeros: the row of "no piece" (piece type 0), so that a
+        #: move without a capture is a capture of nothing, with no branch.
+        self.w1 = extend(w1, [0] * hidden)
         self.b1 = b1
         self.w2 = w2
         self.b2 = b2
         # W1's offset for each piece, by the position's index ``colour << 9 | piece type << 6 | square``
         # (the piece keys' and piece-square tables' index), for each perspective.
-        white_rows = [0] * 1024
-        black_rows = [0] * 1024
+        white_rows = [INPUTS * hidden] * 1024
+        black_rows = [INPUTS * hidden] * 1024
         for color in chess.COLORS:
             for piece_type in chess.PIECE_TYPES:
                 for square in chess.SQUARES:
@@ -161,23 +163,52 @@ class Accumulator:
             values[top + hidden + i] = i16(i64(b1[i]) + totals[hidden + i])
 
     def push(self) -> None:
-        """Opens the next slot, equal to the current one."""
+        """Opens the next slot, equal to the current one (a null move)."""
         size = 2 * self.hidden
-        top = self.top
-        if top + 2 * size > len(self.values):
-            self.values = extend(self.values, [0] * (size * _SLOTS))
+        top = self._grow()
         values = self.values
         for i in range(size):
             values[top + size + i] = values[top + i]
         self.top = top + size
+
+    def push_move(self, leaving: i64, arriving: i64, taken: i64) -> None:
+        """Opens the next slot as the current one after a move, in one pass: a piece leaves a
+        square and arrives on another (as another type, for a promotion), and the piece *taken*
+        on the arrival square leaves the board (piece type 0: nothing taken). Indices are
+        ``colour << 9 | piece type << 6 | square``."""
+        net = self.net
+        w1 = net.w1
+        hidden = self.hidden
+        top = self._grow()
+        values = self.values
+        new = top + 2 * hidden
+        white_out = net.white_rows[leaving]
+        white_in = net.white_rows[arriving]
+        white_taken = net.white_rows[taken]
+        black_out = net.black_rows[leaving]
+        black_in = net.black_rows[arriving]
+        black_taken = net.black_rows[taken]
+        for i in range(hidden):
+            values[new + i] = i16(i64(values[top + i]) - i64(w1[white_out + i]) + i64(w1[white_in + i])
+                                  - i64(w1[white_taken + i]))
+            values[new + hidden + i] = i16(i64(values[top + hidden + i]) - i64(w1[black_out + i])
+                                           + i64(w1[black_in + i]) - i64(w1[black_taken + i]))
+        self.top = new
+
+    def _grow(self) -> i64:
+        """Makes room for one more slot; returns the current slot's start."""
+        size = 2 * self.hidden
+        if self.top + 2 * size > len(self.values):
+            self.values = extend(self.values, [0] * (size * _SLOTS))
+        return self.top
 
     def pop(self) -> None:
         """Returns to the previous slot."""
         self.top -= 2 * self.hidden
 
     def move(self, leaving: i64, arriving: i64) -> None:
-        """A piece leaves one square and arrives on another (as another type, for a promotion):
-        indices ``colour << 9 | piece type << 6 | square``."""
+        """In the current slot, a piece leaves one square and arrives on another (the castling
+        rook): indices ``colour << 9 | piece type << 6 | square``."""
         net = self.net
         w1 = net.w1
         values = self.values
@@ -193,7 +224,8 @@ class Accumulator:
                                            + i64(w1[black_in + i]))
 
     def remove(self, index: i64) -> None:
-        """A piece leaves the board (a capture): index ``colour << 9 | piece type << 6 | square``."""
+        """In the current slot, a piece leaves the board (the pawn taken en passant): index
+        ``colour << 9 | piece type << 6 | square``."""
         net = self.net
         w1 = net.w1
         values = self.values

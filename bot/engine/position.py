@@ -519,8 +519,7 @@ class Position:
         self.halfmove_clock += 1
         accumulator = self.accumulator
         if accumulator is not None:
-            accumulator.push()
-            accumulator.move(leaving, arriving)
+            accumulator.push_move(leaving, arriving, them << 9 | captured << 6 | to_square)
 
         if captured:
             self._toggle(captured, to_mask)
@@ -529,8 +528,6 @@ class Position:
             key ^= _PIECE_KEYS[taken]
             mg -= MG[taken]
             eg -= EG[taken]
-            if accumulator is not None:
-                accumulator.remove(taken)
             self.phase -= PHASE_WEIGHTS[captured]
             self.halfmove_clock = 0
         if landing == piece:
