@@ -17,6 +17,11 @@ its games: ``fen  result  game  ply  in_check  best_is_capture  score_cp`` with 
 White (1, 0.5, 0) and the engine's score for White (mates as +-10000). The tuner picks the quiet
 positions from these columns.
 
+``--resume`` continues a stopped run: game numbers go on after the last game of ``--seed`` in the
+file, and the openings and random moves come from a stream seeded by the seed and that first game
+number, so the new games are not the old ones again (a plain rerun with the same seed would repeat
+them exactly).
+
     python bench/make_tuning_data.py --minutes 30 --out bench/data/tuning.tsv
 """
 
@@ -136,6 +141,27 @@ def decisive_sign(samples: Sequence[Sample]) -> bool:
     return len(samples) < 2 or (samples[-1].score_cp > 0) == (samples[-2].score_cp > 0)
 
 
+def next_game(path: Path, seed: int) -> int:
+    """The number after the last game of *seed* written to *path* (its ``game`` column reads
+    ``seed:number``), or 0 when the file holds none."""
+    last = -1
+    prefix = f"{seed}:"
+    if path.exists():
+        with path.open() as lines:
+            for line in lines:
+                fields = line.split("\t")
+                if len(fields) > 2 and fields[2].startswith(prefix):
+                    last = max(last, int(fields[2][len(prefix):]))
+    return last + 1
+
+
+def game_stream(seed: int, first_game: int) -> random.Random:
+    """The random stream of a run whose first game is *first_game*: a fresh run's is seeded by
+    *seed* alone (as before resuming existed), a resumed run's by both numbers, so it differs
+    from the stream that played the games already written."""
+    return random.Random(seed if first_game == 0 else f"{seed}:resume:{first_game}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"file to append to (default {DEFAULT_OUT})")
@@ -154,6 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-plies", type=int, default=300, help="a longer game is a draw")
     parser.add_argument("--openings", type=Path, default=DEFAULT_OPENINGS, help="openings file")
     parser.add_argument("--seed", type=int, default=1, help="seed of the openings and random moves")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue after the last game of --seed in --out, with new random moves")
     return parser
 
 
@@ -162,7 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = Settings(args.nodes, args.random_plies, args.win_cp, args.win_plies, args.draw_after,
                         args.draw_plies, args.max_plies)
     openings = load_openings(args.openings)
-    rng = random.Random(args.seed)
+    first_game = next_game(args.out, args.seed) if args.resume else 0
+    rng = game_stream(args.seed, first_game)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     engine = UciPlayer("fairy-stockfish", [args.engine], {"Threads": "1", "Hash": "16"})
     engine.start()
@@ -170,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     positions = 0
     try:
         with args.out.open("a") as out:
-            for game in range(args.games):
+            for game in range(first_game, first_game + args.games):
                 if time.monotonic() >= stop_at:
                     break
                 result, reason, samples = play_game(engine, rng.choice(openings), settings, rng)

@@ -3,6 +3,7 @@ pure Python, and this install against another one.
 
     python bench/search.py [--depth 6 | --movetime 400 | --game 120 [--nodes 8000]] [--hash 64]
                            [--build compiled|pure] [--baseline /other/worktree/.venv/bin/python [--rounds 3]]
+                           [--nnue]
 
 Each position is searched to a fixed depth from an empty hash table, or with ``--movetime`` for
 that many milliseconds, which shows the depth a move of a real game reaches (at 10+0.1 the
@@ -32,6 +33,11 @@ printed. Nodes per second of two installs compare only if both count nodes the s
 time to depth compares whenever both search the same tree, which equal node counts (or, across
 a change of counting, equal best moves) show.
 
+``--nnue`` also measures this install's compiled build scoring positions with its NNUE
+(``Engine(nnue=True)``), taking turns with the others, and prints the network's cost a node: its
+CPU nodes per second against the hand evaluation's, and the CPU microseconds a node each. The
+two evaluations search different trees, so only the per-node figures compare.
+
 This is a benchmark, not a test: it prints figures; it exits 1 only when node counts differ
 between the compiled and the pure build of this install.
 """
@@ -57,17 +63,17 @@ POSITIONS = {
 Row = dict[str, Any]
 
 
-def measure(depth: int, movetime: int | None, hash_mb: int) -> tuple[str, list[Row]]:
+def measure(depth: int, movetime: int | None, hash_mb: int, nnue: bool) -> tuple[str, list[Row]]:
     """Searches every position with the build this process imported; returns the build's name
     and one row per position."""
-    from bot.engine import Engine, Limits, build
+    from bot.engine import Limits, build
     from variant import KnightmateBoard
 
     limits = Limits(movetime_ms=movetime, move_overhead_ms=0) if movetime else Limits(depth=depth)
     rows = []
     for name, fen in POSITIONS.items():
         board = KnightmateBoard(fen)
-        engine = Engine(hash_mb=hash_mb)
+        engine = new_engine(hash_mb, nnue)
         started, cpu_started = time.perf_counter(), time.process_time()
         result = engine.search(board, limits)
         rows.append({"position": name, "depth": result.depth, "nodes": result.nodes,
@@ -76,13 +82,21 @@ def measure(depth: int, movetime: int | None, hash_mb: int) -> tuple[str, list[R
     return build.running_build(), rows
 
 
-def measure_game(moves: list[str], nodes: int, hash_mb: int) -> tuple[str, list[Row]]:
+def new_engine(hash_mb: int, nnue: bool) -> Any:
+    """An engine of the install this process imported; asked for the NNUE only with *nnue*, so a
+    baseline from before the NNUE (whose Engine takes no ``nnue``) still runs."""
+    from bot.engine import Engine
+
+    return Engine(hash_mb=hash_mb, nnue=True) if nnue else Engine(hash_mb=hash_mb)
+
+
+def measure_game(moves: list[str], nodes: int, hash_mb: int, nnue: bool) -> tuple[str, list[Row]]:
     """Searches each position of the game *moves* in turn with one engine, *nodes* a move, as in
     play; returns the build's name and one row for the whole game."""
-    from bot.engine import Engine, Limits, build
+    from bot.engine import Limits, build
     from variant import KnightmateBoard
 
-    board, engine = KnightmateBoard(), Engine(hash_mb=hash_mb)
+    board, engine = KnightmateBoard(), new_engine(hash_mb, nnue)
     searched = deepest = 0
     started, cpu_started = time.perf_counter(), time.process_time()
     for uci in moves:
@@ -109,7 +123,7 @@ def record_game(plies: int, nodes: int, hash_mb: int) -> list[str]:
     return [move.uci() for move in board.move_stack]
 
 
-def measure_in_child(python: str, pure: bool, args: argparse.Namespace) -> tuple[str, list[Row]]:
+def measure_in_child(python: str, pure: bool, nnue: bool, args: argparse.Namespace) -> tuple[str, list[Row]]:
     """:func:`measure` (or :func:`measure_game`, given a game's moves) in a fresh interpreter
     *python*, so each build is imported on its own."""
     env = dict(os.environ)
@@ -121,6 +135,8 @@ def measure_in_child(python: str, pure: bool, args: argparse.Namespace) -> tuple
         command += ["--movetime", str(args.movetime)]
     if args.moves:
         command += ["--nodes", str(args.nodes), "--moves", " ".join(args.moves)]
+    if nnue:
+        command.append("--use-nnue")
     output = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
     build, rows = json.loads(output)
     return build, rows
@@ -164,6 +180,21 @@ def compare(compiled: list[Row], pure: list[Row], fixed_depth: bool) -> bool:
 Mode = Literal["depth", "time", "game"]
 
 
+def compare_nnue(hand: list[Row], nnue: list[Row]) -> None:
+    """Prints the NNUE's CPU nodes per second over the hand evaluation's, and each one's CPU
+    microseconds a node, per position and in total (same build, same install)."""
+    print("NNUE / hand evaluation (cpu nodes per second; cpu microseconds a node)")
+    for name, new, old in [*((row["position"], row, base) for row, base in zip(nnue, hand, strict=True)),
+                           ("total", _total(nnue), _total(hand))]:
+        ratio = (new["nodes"] / new["cpu"]) / (old["nodes"] / old["cpu"])
+        print(f"  {name:<12} {ratio:>5.2f}x  {1e6 * old['cpu'] / old['nodes']:>6.2f} -> "
+              f"{1e6 * new['cpu'] / new['nodes']:>6.2f} us a node")
+
+
+def _total(rows: list[Row]) -> Row:
+    return {key: sum(row[key] for row in rows) for key in ("nodes", "cpu")}
+
+
 def compare_installs(this: list[Row], baseline: list[Row], mode: Mode) -> None:
     """At a fixed depth, prints the baseline's CPU time to depth over this install's, per position
     and in total, with both installs' node counts and best moves, which say whether they searched
@@ -202,12 +233,15 @@ def main() -> int:
     parser.add_argument("--baseline", metavar="PYTHON",
                         help="also measure the compiled build of the install this interpreter runs")
     parser.add_argument("--rounds", type=int, default=1, help="measurements per build, taking turns (default 1)")
+    parser.add_argument("--nnue", action="store_true",
+                        help="also measure this install's compiled build with its NNUE (cost a node)")
+    parser.add_argument("--use-nnue", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--moves", type=str.split, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(measure_game(args.moves, args.nodes, args.hash) if args.moves
-                         else measure(args.depth, args.movetime, args.hash)))
+        print(json.dumps(measure_game(args.moves, args.nodes, args.hash, args.use_nnue) if args.moves
+                         else measure(args.depth, args.movetime, args.hash, args.use_nnue)))
         return 0
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
@@ -217,15 +251,17 @@ def main() -> int:
         args.moves = record_game(args.game, args.nodes, args.hash)
         print(f"a game of {len(args.moves)} plies, {args.nodes} nodes a move")
 
-    # (title, interpreter, pure, the build it must report)
-    runs = [(wanted, sys.executable, wanted == "pure", wanted)
+    # (title, interpreter, pure, NNUE, the build it must report)
+    runs = [(wanted, sys.executable, wanted == "pure", False, wanted)
             for wanted in (("compiled", "pure") if args.build is None else (args.build,))]
     if args.baseline:
-        runs.append(("baseline", args.baseline, False, "compiled"))
+        runs.append(("baseline", args.baseline, False, False, "compiled"))
+    if args.nnue:
+        runs.append(("nnue", sys.executable, False, True, "compiled"))
     measured: dict[str, list[list[Row]]] = {title: [] for title, *_ in runs}
     for _ in range(args.rounds):
-        for title, python, pure, wanted in runs:
-            build, rows = measure_in_child(python, pure, args)
+        for title, python, pure, nnue, wanted in runs:
+            build, rows = measure_in_child(python, pure, nnue, args)
             if build != wanted:
                 print(f"the {wanted} build is not installed for {python} (it runs the {build} build): "
                       "see README.md, 'The compiled engine'")
@@ -233,7 +269,8 @@ def main() -> int:
             measured[title].append(rows)
     results = {title: best_of(rounds) for title, rounds in measured.items()}
     for title, rows in results.items():
-        name = f"baseline ({args.baseline}), compiled build" if title == "baseline" else f"{title} build"
+        name = (f"baseline ({args.baseline}), compiled build" if title == "baseline"
+                else "compiled build with the NNUE" if title == "nnue" else f"{title} build")
         print_build(name + (f", best of {args.rounds} rounds" if args.rounds > 1 else ""), rows)
     mode: Mode = "game" if args.moves else "time" if args.movetime else "depth"
     agree = True
@@ -241,6 +278,8 @@ def main() -> int:
         agree = compare(results["compiled"], results["pure"], fixed_depth=mode == "depth")
     if "baseline" in results and "compiled" in results:
         compare_installs(results["compiled"], results["baseline"], mode)
+    if "nnue" in results and "compiled" in results:
+        compare_nnue(results["compiled"], results["nnue"])
     return 0 if agree else 1
 
 

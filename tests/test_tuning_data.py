@@ -64,3 +64,37 @@ def test_a_real_game_writes_legal_positions_with_the_referees_check_flag() -> No
         assert sample.ply >= 2
     # Each sample is the position the next one was played from: plies count up by one.
     assert [s.ply for s in samples] == list(range(samples[0].ply, samples[0].ply + len(samples)))
+
+
+def test_next_game_follows_the_last_game_of_the_seed_only(tmp_path) -> None:
+    data = tmp_path / "data.tsv"
+    assert make_tuning_data.next_game(data, 101) == 0
+    rows = [("101:0", 1), ("101:7", 2), ("5:30", 3), ("101:3", 4)]
+    data.write_text("".join(f"8/8/8/8/8/8/8/4K2k w - - 0 1\t0.5\t{tag}\t{ply}\t0\t0\t0\n" for tag, ply in rows))
+    assert make_tuning_data.next_game(data, 101) == 8
+    assert make_tuning_data.next_game(data, 5) == 31
+    assert make_tuning_data.next_game(data, 6) == 0
+
+
+def games_in(path) -> dict[str, list[str]]:
+    games: dict[str, list[str]] = {}
+    for line in path.read_text().splitlines():
+        fields = line.split("\t")
+        games.setdefault(fields[2], []).append(fields[0])
+    return games
+
+
+@pytest.mark.skipif(shutil.which(FAIRY_STOCKFISH) is None, reason="needs Fairy-Stockfish native")
+def test_a_resumed_run_numbers_on_and_plays_new_games(tmp_path) -> None:
+    """A run of one game, then --resume: game 1 follows game 0 and is another game; a plain rerun
+    (no --resume) repeats game 0 exactly, which is what --resume is for."""
+    short = ["--seed", "7", "--games", "1", "--nodes", "200", "--max-plies", "30", "--random-plies", "4"]
+    first, resumed, again = tmp_path / "first.tsv", tmp_path / "resumed.tsv", tmp_path / "again.tsv"
+    assert make_tuning_data.main(["--out", str(first), *short]) == 0
+    resumed.write_text(first.read_text())
+    assert make_tuning_data.main(["--out", str(resumed), "--resume", *short]) == 0
+    assert make_tuning_data.main(["--out", str(again), *short]) == 0
+    games = games_in(resumed)
+    assert list(games) == ["7:0", "7:1"]
+    assert games["7:0"] == games_in(first)["7:0"] == games_in(again)["7:0"]
+    assert games["7:1"] != games["7:0"]

@@ -77,6 +77,22 @@ def test_each_option_is_announced_from_its_declaration_and_setoption_follows_its
             [True, False], spec.name
 
 
+def test_use_nnue_is_off_by_default_and_switches_the_network_on_and_off() -> None:
+    transcript = Transcript()
+    transcript.send("uci")
+    assert "option name Use NNUE type check default false" in transcript.read_until("uciok")
+    assert transcript.session.engine.net is None
+    transcript.send("setoption name Use NNUE value true", "position startpos moves e2e4", "go depth 2")
+    lines = transcript.read_until("bestmove")
+    assert transcript.session.engine.net is not None
+    board = KnightmateBoard()
+    board.push_uci("e2e4")
+    assert board.parse_uci(lines[-1].split()[1]) in board.legal_moves
+    transcript.send("setoption name Use NNUE value false", "isready")
+    assert transcript.read_until("readyok") == ["readyok"]
+    assert transcript.session.engine.net is None
+
+
 def test_python_chess_reads_the_announced_options_as_declared() -> None:
     with chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "bot.cli", "uci"], timeout=TIMEOUT_S) as engine:
         assert {name: engine.options[name] for name in engine.options} == \

@@ -145,11 +145,15 @@ def evaluate(position: Position, pawn_cache: PawnCache) -> int:
     """The score of *position* for the side to move.
 
     *pawn_cache* maps pawn structures to their terms; pawn structures repeat across the tree, so
-    the cache saves most of that work.
+    the cache saves most of that work. A position that keeps an NNUE accumulator is scored by the
+    network instead (the lone-piece draw rule still comes first: no net learns it exactly).
     """
     if position.phase <= LONE_PIECE_PHASE and lone_piece(position.occupied, position.kings, position.pawns,
                                                          position.queens):
         return 0
+    accumulator = position.accumulator
+    if accumulator is not None:
+        return accumulator.evaluate(position.turn)
     white, black = position.white, position.black
     all_pawns = position.pawns
     pawn_key = (all_pawns & white, all_pawns & black)

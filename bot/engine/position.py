@@ -63,6 +63,7 @@ from bot.engine.constants import (
     straight_attacks,
     top_square,
 )
+from bot.engine.nnue import Accumulator, Net
 from bot.engine.weights import EG, MG, PHASE_WEIGHTS
 from variant import KnightmateBoard
 
@@ -147,7 +148,7 @@ class Position:
 
     __slots__ = ("types", "pawns", "knights", "bishops", "rooks", "queens", "kings", "white", "black", "occupied",
                  "turn", "castling", "ep_square", "ep_key", "halfmove_clock", "key", "mg", "eg", "phase",
-                 "_undo", "_ply")
+                 "accumulator", "_undo", "_ply")
 
     def __init__(self) -> None:
         #: Piece type on each square, 0 when empty.
@@ -177,6 +178,9 @@ class Position:
         #: :func:`bot.engine.evaluation.base_terms` computes them for a board.
         self.mg = self.eg = self.phase = 0
         #: What :meth:`pop` restores, :data:`_UNDO_SIZE` entries a ply, and how many plies it holds.
+        #: The NNUE's first layer, kept by push and pop once :meth:`use_nnue` made one; None
+        #: (the default engine) costs a push one test.
+        self.accumulator: Accumulator | None = None
         self._undo: vec[i64] = vec[i64]([0] * (_UNDO_SIZE * _UNDO_PLIES))
         self._ply = 0
 
@@ -199,6 +203,11 @@ class Position:
         position.halfmove_clock = board.halfmove_clock
         position.key = position._key_from_scratch()
         return position
+
+    def use_nnue(self, net: Net) -> None:
+        """Keeps *net*'s accumulator from now on (computed from scratch here, then move by move)."""
+        self.accumulator = Accumulator(net)
+        self.accumulator.refresh(self.types, self.white)
 
     def _put(self, square: int, piece_type: int, color: chess.Color) -> None:
         mask = BB_SQUARES[square]
@@ -508,6 +517,9 @@ class Position:
         mg = self.mg - MG[leaving] + MG[arriving]
         eg = self.eg - EG[leaving] + EG[arriving]
         self.halfmove_clock += 1
+        accumulator = self.accumulator
+        if accumulator is not None:
+            accumulator.push_move(leaving, arriving, them << 9 | captured << 6 | to_square)
 
         if captured:
             self._toggle(captured, to_mask)
@@ -542,6 +554,8 @@ class Position:
                 key ^= _PIECE_KEYS[taken]
                 mg -= MG[taken]
                 eg -= EG[taken]
+                if accumulator is not None:
+                    accumulator.remove(taken)
             elif to_square - from_square in (16, -16):
                 ep_square = (from_square + to_square) >> 1
         elif piece == ROYAL and to_square - from_square in (2, -2):
@@ -556,6 +570,8 @@ class Position:
             key ^= _PIECE_KEYS[rook_leaving] ^ _PIECE_KEYS[rook_arriving]
             mg += MG[rook_arriving] - MG[rook_leaving]
             eg += EG[rook_arriving] - EG[rook_leaving]
+            if accumulator is not None:
+                accumulator.move(rook_leaving, rook_arriving)
 
         castling = self.castling
         if castling:
@@ -594,6 +610,8 @@ class Position:
     def push_null(self) -> None:
         """Passes the move (for null-move pruning): only the turn and the en-passant square change."""
         self._save(NO_MOVE, 0, 0)
+        if self.accumulator is not None:
+            self.accumulator.push()
         self.key ^= _SIDE_KEY ^ self.ep_key
         self.ep_square = NO_SQUARE
         self.ep_key = 0
@@ -603,6 +621,8 @@ class Position:
     def pop(self) -> None:
         """Takes back the last :meth:`push` or :meth:`push_null`."""
         self._ply -= 1
+        if self.accumulator is not None:
+            self.accumulator.pop()
         undo = self._undo
         base = self._ply * _UNDO_SIZE
         move = undo[base + _UNDO_MOVE]

@@ -51,6 +51,7 @@ from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, Ponder, budget
 from bot.engine.constants import BB_SQUARES, Bitboard, popcount
 from bot.engine.moves import captures, check_squares, quiet_checks, static_exchange
+from bot.engine.nnue import Net, shipped_net
 from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
 from bot.engine.result import SearchResult as SearchResult  # re-exported: callers import it from here
 from bot.engine.weights import PIECE_VALUES
@@ -145,14 +146,17 @@ class Engine:
     one). ``hash_mb`` bounds the transposition table. With a *book*, a position the book knows is
     answered at once with one of its moves (see :meth:`search`). With an *elo* (``UCI_Elo``,
     see :mod:`bot.engine.levels`) it plays at that strength, its random choices drawn from *seed*.
+    With *nnue*, positions are scored by the shipped network (:mod:`bot.engine.nnue`) instead of
+    the hand evaluation; :attr:`net` is that network, or None for the hand evaluation.
     """
 
     def __init__(self, hash_mb: int = 64, book: OpeningBook | None = None, elo: int | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, nnue: bool = False) -> None:
         self.hash_mb = hash_mb
         self.book = book
         self.elo = elo
         self._rng = random.Random(seed)
+        self.net: Net | None = shipped_net() if nnue else None
         self._tt: dict[int, tuple[int, int, int, Move]] = {}
         self._history: list[list[int]] = [[0] * 4096 for _ in chess.COLORS]
         self._countermoves: list[list[Move]] = [[NO_MOVE] * 4096 for _ in chess.COLORS]
@@ -227,6 +231,8 @@ class Engine:
         search = _Search(board, limits, time_budget, started, stop,
                          self._tt, self._tt_capacity, self._history, self._countermoves, self._pawn_cache, ponder,
                          lines, levels.MIN_DEPTH if strength is not None else 0)
+        if self.net is not None:
+            search.position.use_nnue(self.net)
         result = search.run(report)
         if strength is not None:
             result = self._weaker_choice(board, result, multipv, strength)

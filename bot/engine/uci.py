@@ -46,6 +46,7 @@ from bot.engine import build
 from bot.engine.book import DEFAULT_BOOK, BookError, OpeningBook, check_book_file
 from bot.engine.clock import Limits, Ponder
 from bot.engine.levels import DEFAULT_ELO, MAX_ELO, MIN_ELO
+from bot.engine.nnue import shipped_net
 from bot.engine.search import MAX_MULTIPV, Engine, SearchResult
 from variant import GameMoveError, KnightmateBoard
 
@@ -159,6 +160,13 @@ class UciSession:
 
     def _set_hash(self, value: chess.engine.ConfigValue) -> None:
         self.engine.hash_mb = int(value or 0)
+
+    def _set_nnue(self, value: chess.engine.ConfigValue) -> None:
+        """``Use NNUE``: the shipped network scores positions instead of the hand evaluation."""
+        try:
+            self.engine.net = shipped_net() if value else None
+        except (OSError, ValueError) as error:
+            raise UciError(f"Use NNUE: cannot read the network: {error}") from None
 
     def _set_move_overhead(self, value: chess.engine.ConfigValue) -> None:
         self.move_overhead_ms = int(value or 0)
@@ -347,6 +355,8 @@ OPTIONS = (
     UciOption(chess.engine.Option("MultiPV", "spin", 1, 1, MAX_MULTIPV, []), UciSession._set_multipv),
     UciOption(chess.engine.Option("UCI_LimitStrength", "check", False, None, None, []), UciSession._set_limit_strength),
     UciOption(chess.engine.Option("UCI_Elo", "spin", DEFAULT_ELO, MIN_ELO, MAX_ELO, []), UciSession._set_elo),
+    # Off until a timed SPRT accepts the network (bench/README.md).
+    UciOption(chess.engine.Option("Use NNUE", "check", False, None, None, []), UciSession._set_nnue),
 )
 _BY_NAME = {option.spec.name.lower(): option for option in OPTIONS}
 
