@@ -26,13 +26,13 @@ from engine_processes import (
 
 from bot.config import EngineSettings, parse_settings
 from bot.engine import Limits, SearchResult
+from bot.engine.external import engine_board
 from bot.thinking.sources import (
     BuiltinEngines,
     EngineHung,
     EngineStartError,
     UciEngines,
     answer_due_s,
-    engine_board,
     engine_limit,
     start_engine,
 )

@@ -11,12 +11,12 @@ import chess
 import pytest
 from test_game import new_game
 
+from bot.engine.external import engine_board
 from bot.engine.uci import UciSession
 from bot.remote.events import GameFull, GameState, Player
 from bot.sandbox.model import Account, Challenge, MoveRejected
 from bot.sandbox.model import Game as RefereeGame
 from bot.thinking.search_pool import _position
-from bot.thinking.sources import engine_board
 from variant import STARTING_FEN, GameMoveError, KnightmateBoard
 
 PROMOTION_FEN = "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"
