@@ -44,6 +44,25 @@ MAX_SEARCH_S = 60.0
 MAX_MULTIPV = 3
 
 
+def knightmate_pgn(text: str) -> str:
+    """PGN *text* read as Knightmate where it names no variant (a pasted game or the page's own)."""
+    return text if "[Variant " in text else '[Variant "Knightmate"]\n' + text
+
+
+def drain(items: queue.Queue[JsonObject | None], keepalive_s: float) -> Iterator[JsonObject | None]:
+    """Each item of a stream to the page as it comes, None after *keepalive_s* without one (a
+    keep-alive), until a None item ends the stream."""
+    while True:
+        try:
+            item = items.get(timeout=keepalive_s)
+        except queue.Empty:
+            yield None
+            continue
+        if item is None:
+            return
+        yield item
+
+
 def read_paste(text: str) -> JsonObject:
     """A pasted FEN or PGN as ``{"initialFen", "plies": [{uci, san, fen, check}], "headers"}`` (the
     PGN's main line).
@@ -58,9 +77,7 @@ def read_paste(text: str) -> JsonObject:
                             f"{MAX_PASTE_CHARS}.")
     if "\n" not in text and text.count("/") == 7 and not text.startswith("["):
         return {"initialFen": _position(text).fen(), "plies": [], "headers": {}}
-    if "[Variant " not in text:
-        text = '[Variant "Knightmate"]\n' + text
-    game = chess.pgn.read_game(io.StringIO(text))
+    game = chess.pgn.read_game(io.StringIO(knightmate_pgn(text)))
     # Text that is not PGN reads as a game with no moves, no errors and only the default headers.
     told = [key for key, value in (game.headers.items() if game else []) if value not in ("?", "????.??.??", "*")]
     if game is None or (not game.errors and game.next() is None and told == ["Variant"]):
@@ -202,15 +219,7 @@ class Search:
 
     def lines(self, keepalive_s: float) -> Iterator[JsonObject | None]:
         """Each report as it comes, None after *keepalive_s* without one, until the search ends."""
-        while True:
-            try:
-                item = self._queue.get(timeout=keepalive_s)
-            except queue.Empty:
-                yield None
-                continue
-            if item is None:
-                return
-            yield item
+        return drain(self._queue, keepalive_s)
 
     def _run(self) -> None:
         # An infinite search, stopped from here: an engine given a clock stops early, at a mate found.

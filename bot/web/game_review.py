@@ -31,6 +31,7 @@ from bot.analysis import (
 )
 from bot.sandbox.servers import JsonObject
 from bot.sandbox.world import ApiError
+from bot.web.analysis_board import drain, knightmate_pgn
 from variant import KnightmateBoard
 
 logger = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ class Reviewer:
     def review(self, game_id: str, pgn: str, keepalive_s: float) -> Generator[JsonObject | None, None, None]:
         """Progress lines, then the review (or why there is none); None after *keepalive_s* quiet.
         The caller stops it by closing the iterator (the page left)."""
-        game = chess.pgn.read_game(_with_variant(pgn))
+        game = chess.pgn.read_game(io.StringIO(knightmate_pgn(pgn)))
         if game is None or not isinstance(game.board(), KnightmateBoard) or game.errors:
             raise ApiError(400, "That game cannot be read for a review.")
         stop = threading.Event()
@@ -97,22 +98,11 @@ class Reviewer:
 
 def _lines(lines: queue.Queue[JsonObject | None], stop: threading.Event,
            keepalive_s: float) -> Generator[JsonObject | None, None, None]:
+    """The review's stream to the page; the review stops when the page stops reading it."""
     try:
-        while True:
-            try:
-                line = lines.get(timeout=keepalive_s)
-            except queue.Empty:
-                yield None
-                continue
-            if line is None:
-                return
-            yield line
+        yield from drain(lines, keepalive_s)
     finally:
         stop.set()
-
-
-def _with_variant(pgn: str) -> io.StringIO:
-    return io.StringIO(pgn if "[Variant " in pgn else '[Variant "Knightmate"]\n' + pgn)
 
 
 def _score(score: chess.engine.PovScore) -> JsonObject:
