@@ -65,6 +65,29 @@ def chromium(downloads: Path) -> Iterator[WebDriver]:
             driver.quit()
 
 
+#: The bot's config for a measured page: one quick engine, no pondering (it would take the core the
+#: browser needs), the games' PGNs in a directory of the run's own.
+PLAY_CONFIG = """\
+engine:
+  max_move_time_ms: {move_time_ms}
+  move_overhead_ms: {move_overhead_ms}
+  ponder: false
+  workers: 1
+game:
+  pgn_dir: {pgn_dir}
+bot:
+  log_level: WARNING
+"""
+
+
+def write_play_config(directory: Path, *, move_time_ms: int, move_overhead_ms: int) -> Path:
+    """``config.yml`` in *directory* for :func:`play_server`, the PGNs under ``directory/games``."""
+    config = directory / "config.yml"
+    config.write_text(PLAY_CONFIG.format(move_time_ms=move_time_ms, move_overhead_ms=move_overhead_ms,
+                                         pgn_dir=directory / "games"), encoding="utf-8")
+    return config
+
+
 @contextlib.contextmanager
 def play_server(config: Path, dialect: str = "lichess") -> Iterator[str]:
     """``knightmate-bot play`` on a free port, in this process; yields the page's URL with its key."""

@@ -24,18 +24,6 @@ from selenium.webdriver.common.actions.mouse_button import MouseButton
 from bot.engine import Engine, Limits  # type: ignore[attr-defined,unused-ignore]
 from variant import KnightmateBoard
 
-CONFIG = """\
-engine:
-  max_move_time_ms: 400
-  move_overhead_ms: 50
-  ponder: false
-  workers: 1
-game:
-  pgn_dir: {pgn_dir}
-bot:
-  log_level: WARNING
-"""
-
 
 def play_moves(page: Page, moves: int, movetime_ms: int) -> None:
     engine = Engine(hash_mb=16)
@@ -75,8 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="knightmate-screenshots-") as temporary:
         directory = Path(temporary)
-        config = directory / "config.yml"
-        config.write_text(CONFIG.format(pgn_dir=directory / "games"), encoding="utf-8")
+        config = browser_page.write_play_config(directory, move_time_ms=400, move_overhead_ms=50)
         with browser_page.play_server(config) as url, browser_page.chromium(directory / "downloads") as driver:
             driver.set_window_size(1280, 800)
             page = Page(driver)

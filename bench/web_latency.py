@@ -39,18 +39,6 @@ from typing import Any
 import browser_page
 from browser_page import Page
 
-CONFIG = """\
-engine:
-  max_move_time_ms: {move_time_ms}
-  move_overhead_ms: 20
-  ponder: false
-  workers: 1
-game:
-  pgn_dir: {pgn_dir}
-bot:
-  log_level: WARNING
-"""
-
 BASELINE_SCRIPT = """
 const done = arguments[arguments.length - 1];
 (async () => {
@@ -151,8 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     load_before = load_average()
     with tempfile.TemporaryDirectory(prefix="knightmate-web-latency-") as temporary:
         directory = Path(temporary)
-        config = directory / "config.yml"
-        config.write_text(CONFIG.format(move_time_ms=args.move_time_ms, pgn_dir=directory / "games"), encoding="utf-8")
+        config = browser_page.write_play_config(directory, move_time_ms=args.move_time_ms, move_overhead_ms=20)
         with browser_page.play_server(config) as url, browser_page.chromium(directory / "downloads") as driver:
             page = Page(driver)
             page.open(url)
