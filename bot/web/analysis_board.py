@@ -49,6 +49,12 @@ def knightmate_pgn(text: str) -> str:
     return text if "[Variant " in text else '[Variant "Knightmate"]\n' + text
 
 
+def score_json(score: chess.engine.PovScore) -> JsonObject:
+    """A score as the page reads it: centipawns or moves to mate, from White's side."""
+    white = score.white()
+    return {"cp": white.score(), "mate": white.mate()}
+
+
 def drain(items: queue.Queue[JsonObject | None], keepalive_s: float) -> Iterator[JsonObject | None]:
     """Each item of a stream to the page as it comes, None after *keepalive_s* without one (a
     keep-alive), until a None item ends the stream."""
@@ -255,7 +261,6 @@ class Search:
                 ucis.append(board.uci(move))
                 sans.append(board.san_and_push(move))
                 fens.append(board.fen())
-            white = line.score.white()
-            lines.append({"uci": ucis, "san": sans, "fen": fens, "cp": white.score(), "mate": white.mate()})
+            lines.append({"uci": ucis, "san": sans, "fen": fens, **score_json(line.score)})
         self._queue.put({"type": "info", "depth": analysis.depth, "nodes": analysis.nodes, "lines": lines,
                          "sentAtMs": round(time.time() * 1000)})

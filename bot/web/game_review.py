@@ -31,7 +31,7 @@ from bot.analysis import (
 )
 from bot.sandbox.servers import JsonObject
 from bot.sandbox.world import ApiError
-from bot.web.analysis_board import drain, knightmate_pgn
+from bot.web.analysis_board import drain, knightmate_pgn, score_json
 from variant import KnightmateBoard
 
 logger = logging.getLogger(__name__)
@@ -105,11 +105,6 @@ def _lines(lines: queue.Queue[JsonObject | None], stop: threading.Event,
         stop.set()
 
 
-def _score(score: chess.engine.PovScore) -> JsonObject:
-    white = score.white()
-    return {"cp": white.score(), "mate": white.mate()}
-
-
 def _review_json(start: KnightmateBoard, analysis: GameAnalysis, pgn: str) -> JsonObject:
     board = start.copy()
     moves = []
@@ -124,5 +119,5 @@ def _review_json(start: KnightmateBoard, analysis: GameAnalysis, pgn: str) -> Js
     sides = {name: {"inaccuracies": side.inaccuracies, "mistakes": side.mistakes, "blunders": side.blunders,
                     "accuracy": None if side.accuracy is None else round(side.accuracy, 1)}
              for name, side in (("white", analysis.white), ("black", analysis.black))}
-    return {"type": "review", "evals": [_score(position.score) for position in analysis.positions],
+    return {"type": "review", "evals": [score_json(position.score) for position in analysis.positions],
             "moves": moves, **sides, "pgn": pgn}
