@@ -9,6 +9,11 @@ clocks and output); after each level a Markdown row of the table in bench/README
 so a run stopped early still has the rows of its finished levels::
 
     python bench/levels.py --levels 1,3,5,8 --games 40 --tc 10+0.1
+    python bench/levels.py --self-play --levels 2,3,4,5,6,7,8 --games 20 --concurrency 2
+
+``--self-play`` tests that the levels climb: each level plays the one below it (our engine on both
+sides). The levels search within their own node limits, far below what the clock allows, so
+these games do not depend on the machine's load and may run two at once.
 
 Columns: level, label, ``UCI_Elo``, Fairy-Stockfish's ``UCI_Elo``, games, the level's score (wins,
 draws, losses), its Elo difference to Fairy-Stockfish with the 95% interval, and so its strength on
@@ -36,6 +41,8 @@ FAIRY_STOCKFISH = str(BENCH / "fairy_stockfish.sh")
 FAIRY_MOVE_OVERHEAD_MS = 100
 #: Fairy-Stockfish's UCI_Elo bounds (bench/README.md).
 FAIRY_MIN_ELO, FAIRY_MAX_ELO = 500, 2850
+SELF_PLAY_HEADER = ("| level | against level | games | score (+ = -) | Elo difference (95%) |\n"
+                    "|---|---|---|---|---|")
 HEADER = ("| level | label | UCI_Elo | Fairy-Stockfish UCI_Elo | games | score (+ = -) | Elo difference (95%) "
           "| measured UCI_Elo |\n|---|---|---|---|---|---|---|---|")
 
@@ -44,17 +51,35 @@ def opponent_elo(level_number: int, offset: int) -> int:
     return max(FAIRY_MIN_ELO, min(FAIRY_MAX_ELO, level(level_number).elo + offset))
 
 
+def level_options(level_number: int) -> dict[str, str]:
+    return {"UCI_LimitStrength": "true", "UCI_Elo": str(level(level_number).elo)}
+
+
 def match_config(level_number: int, args: argparse.Namespace) -> MatchConfig:
+    """Level *level_number* against Fairy-Stockfish, or with ``--self-play`` against the level below."""
     entry = level(level_number)
-    opponent = opponent_elo(level_number, args.offset)
+    if args.self_play:
+        command_b, options_b = shlex.split(args.engine), level_options(level_number - 1)
+        name_b = f"level {level_number - 1}"
+    else:
+        opponent = opponent_elo(level_number, args.offset)
+        command_b = shlex.split(args.fairy_stockfish)
+        options_b = {"UCI_LimitStrength": "true", "UCI_Elo": str(opponent),
+                     "Move Overhead": str(FAIRY_MOVE_OVERHEAD_MS)}
+        name_b = f"Fairy-Stockfish {opponent}"
     return MatchConfig(
-        command_a=shlex.split(args.engine), command_b=shlex.split(args.fairy_stockfish),
-        options_a={"UCI_LimitStrength": "true", "UCI_Elo": str(entry.elo)},
-        options_b={"UCI_LimitStrength": "true", "UCI_Elo": str(opponent),
-                   "Move Overhead": str(FAIRY_MOVE_OVERHEAD_MS)},
-        name_a=f"level {entry.number}", name_b=f"Fairy-Stockfish {opponent}", games=args.games,
+        command_a=shlex.split(args.engine), command_b=command_b, options_a=level_options(level_number),
+        options_b=options_b, name_a=f"level {entry.number}", name_b=name_b, games=args.games,
         openings=load_openings(args.openings), time_control=TimeControl.parse(args.tc), lag_grace_ms=100,
         concurrency=args.concurrency, pgn=args.pgn, nodes=args.nodes)
+
+
+def interval_text(tally: Tally) -> tuple[str, str]:
+    """The score and the Elo difference with its 95% interval, as the table's cells."""
+    result = estimate(tally.wins, tally.draws, tally.losses)
+    interval = f"{result.lower:+.0f} .. {result.upper:+.0f}"
+    elo = f"{result.elo:+.0f} ± {result.error:.0f}" if not math.isinf(result.error) else f"{result.elo:+.0f}"
+    return f"{score(tally.wins, tally.draws, tally.losses):.1%} ({tally.score_line()})", f"{elo} ({interval})"
 
 
 def row(level_number: int, opponent: int, tally: Tally) -> str:
@@ -64,13 +89,17 @@ def row(level_number: int, opponent: int, tally: Tally) -> str:
     if tally.games == 0:
         return start + " - | - | - |"
     result = estimate(tally.wins, tally.draws, tally.losses)
-    interval = f"{result.lower:+.0f} .. {result.upper:+.0f}"
-    elo = f"{result.elo:+.0f} ± {result.error:.0f}" if not math.isinf(result.error) else f"{result.elo:+.0f}"
     measured = (f"{opponent + result.elo:.0f} ({opponent + result.lower:.0f} .. {opponent + result.upper:.0f})"
                 if not math.isinf(result.error) else f"at least {opponent + result.lower:.0f}"
                 if math.isinf(result.upper) else f"at most {opponent + result.upper:.0f}")
-    return (f"{start} {score(tally.wins, tally.draws, tally.losses):.1%} ({tally.score_line()}) | "
-            f"{elo} ({interval}) | {measured} |")
+    score_cell, elo_cell = interval_text(tally)
+    return f"{start} {score_cell} | {elo_cell} | {measured} |"
+
+
+def self_play_row(level_number: int, tally: Tally) -> str:
+    """The row of the self-play table: the level against the one below."""
+    start = f"| {level_number} | {level_number - 1} | {tally.games} |"
+    return start + (" - | - |" if tally.games == 0 else " {} | {} |".format(*interval_text(tally)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -88,11 +117,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the order of the openings (default 1)")
     parser.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
     parser.add_argument("--pgn", type=Path, help="append the games to this PGN file")
+    parser.add_argument("--self-play", action="store_true",
+                        help="each level against the level below it instead of Fairy-Stockfish")
     args = parser.parse_args(argv)
     try:
         numbers = [level(int(text)).number for text in args.levels.split(",")]
     except ValueError as error:
         parser.error(f"--levels: {error}")
+    if args.self_play and LEVELS[0].number in numbers:
+        parser.error(f"--self-play: level {LEVELS[0].number} has no level below it")
+    header = SELF_PLAY_HEADER if args.self_play else HEADER
+
+    def table_row(number: int, tally: Tally) -> str:
+        return self_play_row(number, tally) if args.self_play else row(number, opponent_elo(number, args.offset), tally)
+
     rows = []
     for number in numbers:
         match = Match(match_config(number, args))
@@ -107,14 +145,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             print("Interrupted: the last row counts the finished games only.", file=sys.stderr)
             if tally is not None:
-                rows.append(row(number, opponent_elo(number, args.offset), tally))
+                rows.append(table_row(number, tally))
             break
         finally:
             match.close()
-        rows.append(row(number, opponent_elo(number, args.offset), tally))
+        rows.append(table_row(number, tally))
         print("\n".join(tally.summary()), flush=True)
-        print(f"Wall time {time.monotonic() - started:.0f} s\n{HEADER}\n{rows[-1]}\n", flush=True)
-    print(HEADER)
+        print(f"Wall time {time.monotonic() - started:.0f} s\n{header}\n{rows[-1]}\n", flush=True)
+    print(header)
     print("\n".join(rows))
     return 0
 
