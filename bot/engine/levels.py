@@ -8,8 +8,9 @@ How a weaker player is imitated (:func:`strength_for_elo`, :func:`choose_line`):
 less far, not worse at what it sees. So a level
 
 * searches to a small depth and node count (it misses deeper tactics, and moves quickly);
-* searches several lines (MultiPV) and picks among them with random noise of a few dozen
-  centipawns (it plays different, slightly worse moves, as people do);
+* searches several lines (MultiPV) and picks among them with random noise, from a pawn and a
+  half at the weakest level to none at the top (it plays different, slightly worse moves, as
+  people do: the weakest gives a pawn away now and then, never a piece);
 * sometimes fails to see what a line wins (it misses a capture or a mate now and then);
 * but never picks a line that gives away more than :attr:`Strength.noise_cp` against what it has
   now (the static evaluation) or against the best line: everything the search sees, even at depth
@@ -17,10 +18,13 @@ less far, not worse at what it sees. So a level
   :data:`MIN_DEPTH` plies (its move, then the replies that capture, to quiescence).
 
 Elo in between the anchors of :data:`_ANCHORS` is interpolated, so any ``UCI_Elo`` in
-[:data:`MIN_ELO`, :data:`MAX_ELO`] plays. The anchors are not calibrated yet: the first match
-(bench/README.md, "levels.py") found every level measured far stronger than its label, because
-Fairy-Stockfish's low levels give material away and these never do; they were moved down one
-notch since, and the table still needs its matches.
+[:data:`MIN_ELO`, :data:`MAX_ELO`] plays. The ``UCI_Elo`` of levels 1, 3, 5, 7 and 8 is what their
+matches against Fairy-Stockfish measured, and levels 2, 4 and 6 sit between their neighbours as
+self-play placed them (bench/README.md, "levels.py"). So the scale starts where a player that
+never gives a piece away in one can be measured: Fairy-Stockfish's weakest levels give material
+away, and no level here does. The node limits of levels 1-7 end their searches long before a
+10+0.1 clock would on this engine's compiled build, so they play the same on a slow machine and
+a fast one; level 8 is the full engine with its longest searches capped.
 """
 
 from __future__ import annotations
@@ -41,22 +45,23 @@ class Level(NamedTuple):
     label: str
 
 
-#: The levels 1-8, weakest first: level -> ``UCI_Elo`` and a label for people.
+#: The levels 1-8, weakest first: level -> ``UCI_Elo`` and a label for people. Each level is one
+#: anchor of :data:`_ANCHORS`, so a level plays exactly as its matches measured it.
 LEVELS: Final[tuple[Level, ...]] = (
-    Level(1, 600, "beginner"),
-    Level(2, 900, "novice"),
-    Level(3, 1200, "casual player"),
-    Level(4, 1500, "club player"),
-    Level(5, 1750, "strong club player"),
-    Level(6, 1950, "expert"),
-    Level(7, 2150, "candidate master"),
-    Level(8, 2300, "master"),
+    Level(1, 1000, "beginner"),
+    Level(2, 1250, "novice"),
+    Level(3, 1550, "casual player"),
+    Level(4, 1750, "club player"),
+    Level(5, 1950, "strong club player"),
+    Level(6, 2200, "expert"),
+    Level(7, 2400, "master"),
+    Level(8, 2650, "near full strength"),
 )
 
 #: ``UCI_Elo``'s bounds (the option's min and max) and its default.
-MIN_ELO: Final = 500
-MAX_ELO: Final = 2300
-DEFAULT_ELO: Final = 1500
+MIN_ELO: Final = LEVELS[0].elo
+MAX_ELO: Final = LEVELS[-1].elo
+DEFAULT_ELO: Final = LEVELS[3].elo
 #: Plies every level searches at least: its move, then the reply's captures to quiescence, so a
 #: move that loses material at once is always seen (a quiet reply's threat, a fork, is not).
 MIN_DEPTH: Final = 1
@@ -88,17 +93,21 @@ class _Anchor(NamedTuple):
     blind_chance: float
 
 
-#: Strength at chosen Elo; between two anchors each number is interpolated (depth and nodes
-#: geometrically, as search effort grows with them).
+#: Strength at each level's Elo; between two anchors each number is interpolated (depth and nodes
+#: geometrically, as search effort grows with them). The node limits of levels 1-7 are well below
+#: what the compiled engine searches in a move at 10+0.1 (about 80k nodes), so those levels play
+#: the same whatever the clock and the machine's load: their calibration holds on any machine.
+#: Level 8 is the full engine, one line and no noise, with a node limit that cuts short only its
+#: longest thoughts: at 10+0.1 its clock ends most of its searches first.
 _ANCHORS: Final[tuple[_Anchor, ...]] = (
-    _Anchor(500, 1, 300, 5, 80, 0.9),
-    _Anchor(900, 1, 600, 5, 70, 0.7),
-    _Anchor(1200, 2, 2_000, 5, 60, 0.45),
-    _Anchor(1500, 3, 5_000, 4, 45, 0.25),
-    _Anchor(1750, 4, 12_000, 4, 30, 0.1),
-    _Anchor(1950, 5, 30_000, 3, 20, 0.03),
-    _Anchor(2150, 7, 100_000, 3, 10, 0.0),
-    _Anchor(2300, 12, 1_000_000, 2, 5, 0.0),
+    _Anchor(LEVELS[0].elo, 1, 300, 5, 150, 0.9),
+    _Anchor(LEVELS[1].elo, 1, 600, 5, 80, 0.7),
+    _Anchor(LEVELS[2].elo, 2, 2_000, 5, 60, 0.45),
+    _Anchor(LEVELS[3].elo, 3, 5_000, 4, 45, 0.25),
+    _Anchor(LEVELS[4].elo, 4, 12_000, 4, 30, 0.1),
+    _Anchor(LEVELS[5].elo, 6, 30_000, 2, 10, 0.0),
+    _Anchor(LEVELS[6].elo, 10, 40_000, 1, 0, 0.0),
+    _Anchor(LEVELS[7].elo, 100, 100_000, 1, 0, 0.0),
 )
 
 
