@@ -590,6 +590,8 @@ def test_an_engine_that_does_not_start_is_said_so_and_the_computer_plays_on(capl
             fen = requests.utils.quote(KnightmateBoard().fen())
             with served.session.get(f"{served.url}/api/analysis/stream?fen={fen}", stream=True, timeout=10) as response:
                 reports = [json.loads(raw) for raw in response.iter_lines() if raw]
+                # The server closes a stream's connection: it says so, so the next request takes another.
+                assert response.headers["Connection"] == "close"
             assert reports == [{"type": "end", "reason": "cannot start /nonexistent/engine: No such file or directory"}]
             answer = served.post("/api/challenge/ai", {"level": 1, "clock.limit": 300, "clock.increment": 3,
                                                        "color": "black", "fen": ""}).json()

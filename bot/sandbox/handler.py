@@ -300,19 +300,21 @@ class SandboxHandler(JsonHandler):
                 self.wfile.flush()
 
     def _start_chunked(self) -> None:
+        """Starts a stream; the connection closes after it, and the header says so (see the page's
+        server, bot.web.server)."""
+        self.close_connection = True
         self.send_response(200)
+        self.send_header("Connection", "close")
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         self.wfile.flush()
 
     def _send_raw_conflict(self) -> None:
-        self.close_connection = True
         self._start_chunked()
         self.wfile.write(RAW_CONFLICT)
 
     def _stream(self, stream: Stream, first_lines: list[bytes]) -> None:
-        self.close_connection = True
         try:
             self._start_chunked()
             stream.run(self.connection, self.wfile, first_lines)

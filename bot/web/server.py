@@ -336,8 +336,11 @@ class PageHandler(JsonHandler):
     # HTTP.
 
     def _start_stream(self) -> None:
+        # Said in a header, not only done: a client that pools connections must not send its next
+        # request down this one after the stream ends (it would find it closed under it).
         self.close_connection = True
         self.send_response(200)
+        self.send_header("Connection", "close")
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-store")
