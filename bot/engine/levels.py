@@ -18,9 +18,9 @@ less far, not worse at what it sees. So a level
   :data:`MIN_DEPTH` plies (its move, then the replies that capture, to quiescence).
 
 Elo in between the anchors of :data:`_ANCHORS` is interpolated, so any ``UCI_Elo`` in
-[:data:`MIN_ELO`, :data:`MAX_ELO`] plays. The ``UCI_Elo`` of levels 1, 3, 5, 7 and 8 is what their
-matches against Fairy-Stockfish measured, and levels 2, 4 and 6 sit between their neighbours as
-self-play placed them (bench/README.md, "levels.py"). So the scale starts where a player that
+[:data:`MIN_ELO`, :data:`MAX_ELO`] plays. The ``UCI_Elo`` of every level but 6 is what its match
+against Fairy-Stockfish measured, within the match's error; level 6 sits between its neighbours
+as self-play placed it (bench/README.md, "levels.py"). So the scale starts where a player that
 never gives a piece away in one can be measured: Fairy-Stockfish's weakest levels give material
 away, and no level here does. The node limits of levels 1-7 end their searches long before a
 10+0.1 clock would on this engine's compiled build, so they play the same on a slow machine and
