@@ -18,9 +18,9 @@ less far, not worse at what it sees. So a level
   :data:`MIN_DEPTH` plies (its move, then the replies that capture, to quiescence).
 
 Elo in between the anchors of :data:`_ANCHORS` is interpolated, so any ``UCI_Elo`` in
-[:data:`MIN_ELO`, :data:`MAX_ELO`] plays. The ``UCI_Elo`` of every level but 6 is what its match
-against Fairy-Stockfish measured, within the match's error; level 6 sits between its neighbours
-as self-play placed it (bench/README.md, "levels.py"). So the scale starts where a player that
+[:data:`MIN_ELO`, :data:`MAX_ELO`] plays. Each level's ``UCI_Elo`` is what its match against
+Fairy-Stockfish measured, within the match's error (bench/README.md, "levels.py"), and each
+level beats the one below it in self-play. So the scale starts where a player that
 never gives a piece away in one can be measured: Fairy-Stockfish's weakest levels give material
 away, and no level here does. The node limits of levels 1-7 end their searches long before a
 10+0.1 clock would on this engine's compiled build, so they play the same on a slow machine and
@@ -53,7 +53,7 @@ LEVELS: Final[tuple[Level, ...]] = (
     Level(3, 1550, "casual player"),
     Level(4, 1750, "club player"),
     Level(5, 1950, "strong club player"),
-    Level(6, 2200, "expert"),
+    Level(6, 2100, "expert"),
     Level(7, 2400, "master"),
     Level(8, 2650, "near full strength"),
 )
