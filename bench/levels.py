@@ -12,8 +12,9 @@ so a run stopped early still has the rows of its finished levels::
     python bench/levels.py --self-play --levels 2,3,4,5,6,7,8 --games 20 --concurrency 2
 
 ``--self-play`` tests that the levels climb: each level plays the one below it (our engine on both
-sides). The levels search within their own node limits, far below what the clock allows, so
-these games do not depend on the machine's load and may run two at once.
+sides). Levels 1-7 search within their own node limits, far below what the clock allows, so their
+games do not depend on the machine's load and may run two at once; level 8 is bounded by its
+clock, so its pair wants the ladder's clock on a quiet machine.
 
 Columns: level, label, ``UCI_Elo``, Fairy-Stockfish's ``UCI_Elo``, games, the level's score (wins,
 draws, losses), its Elo difference to Fairy-Stockfish with the 95% interval, and so its strength on
@@ -30,7 +31,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from elo import estimate, score
+from elo import EloEstimate, estimate, score
 from strength import BENCH, DEFAULT_OPENINGS, Match, MatchConfig, Tally, TimeControl, load_openings
 from uci_player import EngineError
 
@@ -51,32 +52,31 @@ def opponent_elo(level_number: int, offset: int) -> int:
     return max(FAIRY_MIN_ELO, min(FAIRY_MAX_ELO, level(level_number).elo + offset))
 
 
-def level_options(level_number: int) -> dict[str, str]:
-    return {"UCI_LimitStrength": "true", "UCI_Elo": str(level(level_number).elo)}
+def strength_options(elo: int) -> dict[str, str]:
+    """The UCI options that limit either engine to *elo*."""
+    return {"UCI_LimitStrength": "true", "UCI_Elo": str(elo)}
 
 
 def match_config(level_number: int, args: argparse.Namespace) -> MatchConfig:
     """Level *level_number* against Fairy-Stockfish, or with ``--self-play`` against the level below."""
     entry = level(level_number)
     if args.self_play:
-        command_b, options_b = shlex.split(args.engine), level_options(level_number - 1)
+        command_b, options_b = shlex.split(args.engine), strength_options(level(level_number - 1).elo)
         name_b = f"level {level_number - 1}"
     else:
         opponent = opponent_elo(level_number, args.offset)
         command_b = shlex.split(args.fairy_stockfish)
-        options_b = {"UCI_LimitStrength": "true", "UCI_Elo": str(opponent),
-                     "Move Overhead": str(FAIRY_MOVE_OVERHEAD_MS)}
+        options_b = strength_options(opponent) | {"Move Overhead": str(FAIRY_MOVE_OVERHEAD_MS)}
         name_b = f"Fairy-Stockfish {opponent}"
     return MatchConfig(
-        command_a=shlex.split(args.engine), command_b=command_b, options_a=level_options(level_number),
+        command_a=shlex.split(args.engine), command_b=command_b, options_a=strength_options(entry.elo),
         options_b=options_b, name_a=f"level {entry.number}", name_b=name_b, games=args.games,
         openings=load_openings(args.openings), time_control=TimeControl.parse(args.tc), lag_grace_ms=100,
         concurrency=args.concurrency, pgn=args.pgn, nodes=args.nodes)
 
 
-def interval_text(tally: Tally) -> tuple[str, str]:
-    """The score and the Elo difference with its 95% interval, as the table's cells."""
-    result = estimate(tally.wins, tally.draws, tally.losses)
+def score_cells(tally: Tally, result: EloEstimate) -> tuple[str, str]:
+    """The score and the Elo difference (*result*) with its 95% interval, as the table's cells."""
     interval = f"{result.lower:+.0f} .. {result.upper:+.0f}"
     elo = f"{result.elo:+.0f} ± {result.error:.0f}" if not math.isinf(result.error) else f"{result.elo:+.0f}"
     return f"{score(tally.wins, tally.draws, tally.losses):.1%} ({tally.score_line()})", f"{elo} ({interval})"
@@ -92,14 +92,17 @@ def row(level_number: int, opponent: int, tally: Tally) -> str:
     measured = (f"{opponent + result.elo:.0f} ({opponent + result.lower:.0f} .. {opponent + result.upper:.0f})"
                 if not math.isinf(result.error) else f"at least {opponent + result.lower:.0f}"
                 if math.isinf(result.upper) else f"at most {opponent + result.upper:.0f}")
-    score_cell, elo_cell = interval_text(tally)
+    score_cell, elo_cell = score_cells(tally, result)
     return f"{start} {score_cell} | {elo_cell} | {measured} |"
 
 
 def self_play_row(level_number: int, tally: Tally) -> str:
     """The row of the self-play table: the level against the one below."""
     start = f"| {level_number} | {level_number - 1} | {tally.games} |"
-    return start + (" - | - |" if tally.games == 0 else " {} | {} |".format(*interval_text(tally)))
+    if tally.games == 0:
+        return start + " - | - |"
+    score_cell, elo_cell = score_cells(tally, estimate(tally.wins, tally.draws, tally.losses))
+    return f"{start} {score_cell} | {elo_cell} |"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
