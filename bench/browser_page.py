@@ -219,9 +219,16 @@ class Page:
                               '.map(p => p.cgKey)', color, self.board_css))
 
     def marked(self, kind: str) -> set[str]:
-        """The squares the board marks as *kind* (``move-dest``, ``check``, ``last-move``, ``current-premove``)."""
+        """The squares the board marks as *kind* (``move-dest``, ``selected``, ``check``, ``last-move``,
+        ``current-premove``)."""
         return set(self.read('return [...document.querySelectorAll(arguments[1] + " cg-board square." + arguments[0])]'
                              '.map(s => s.cgKey)', kind, self.board_css))
+
+    def selected(self) -> str | None:
+        """The square the board holds selected, read from its state: a click sets it at once, while
+        the marks on the squares (``marked``) are drawn a frame later."""
+        square = self.read('return document.querySelector(arguments[0]).kmBoard.state.selectable.selected', self.board_css)
+        return str(square) if square else None
 
     def targets(self) -> set[str]:
         return self.marked("move-dest")

@@ -387,7 +387,7 @@ def test_stepping_through_the_moves_with_keys_and_buttons_while_the_game_goes_on
     assert page.read('return document.querySelector("#moves .current").dataset.ply') == "1"
     assert page.piece_on("e4") == "wp" and page.fen() != live
     page.click("d2")
-    assert page.targets() == set()  # no moves from a position of the past
+    assert page.selected() is None and page.targets() == set()  # no moves from a position of the past
     page.find("#first").click()
     page.wait.until(lambda d: page.ply() == 0 and page.piece_on("e2") == "wp")
     page.find("#forward").click()
@@ -632,6 +632,8 @@ def test_the_analysis_board_from_a_pasted_pgn(puppet: Puppet) -> None:
     # A move of our own that is not the engine's choice makes a side line.
     for square in page.pieces_of("black"):
         page.click(square)
+        # The board draws a selection and its targets in one later frame: read them once drawn.
+        page.wait.until(lambda d: page.marked("selected") == {square})
         others = sorted(target for target in page.targets() if square + target != best_uci[:4])
         if others:
             page.click(others[0])
