@@ -227,7 +227,8 @@ class Page:
     def selected(self) -> str | None:
         """The square the board holds selected, read from its state: a click sets it at once, while
         the marks on the squares (``marked``) are drawn a frame later."""
-        square = self.read('return document.querySelector(arguments[0]).kmBoard.state.selectable.selected', self.board_css)
+        square = self.read('return document.querySelector(arguments[0]).kmBoard.state.selectable.selected',
+                           self.board_css)
         return str(square) if square else None
 
     def targets(self) -> set[str]:
