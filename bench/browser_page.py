@@ -238,6 +238,13 @@ class Page:
         x, y = self.offset(square)
         ActionChains(self.driver).move_to_element_with_offset(self.board(), x, y).click().perform()
 
+    def select(self, square: str) -> None:
+        """Clicks the piece on *square* and waits until the board has drawn it selected: the board
+        draws a selection and its targets together, a frame after the click, so ``targets`` read
+        before that may still be another piece's."""
+        self.click(square)
+        self.wait.until(lambda d: self.marked("selected") == {square})
+
     def move_by_clicks(self, origin: str, target: str) -> None:
         plies = len(self.sans())
         self.click(origin)

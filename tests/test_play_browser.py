@@ -631,9 +631,7 @@ def test_the_analysis_board_from_a_pasted_pgn(puppet: Puppet) -> None:
     page.wait.until(lambda d: page.ply() == 5 and page.fen() == fen_before)
     # A move of our own that is not the engine's choice makes a side line.
     for square in page.pieces_of("black"):
-        page.click(square)
-        # The board draws a selection and its targets in one later frame: read them once drawn.
-        page.wait.until(lambda d, square=square: page.marked("selected") == {square})
+        page.select(square)
         others = sorted(target for target in page.targets() if square + target != best_uci[:4])
         if others:
             page.click(others[0])
