@@ -55,7 +55,7 @@ class Data:
     result: Floats  # for the side to move: 1, 0.5, 0
     games: npt.NDArray[np.int64]  # a number per game, for the split
 
-    def rows(self, index: npt.NDArray[np.int64]) -> Data:
+    def rows(self, index: npt.NDArray[np.int64] | slice) -> Data:
         return Data(self.us[index], self.them[index], self.score_cp[index], self.result[index], self.games[index])
 
 
@@ -205,12 +205,15 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{np.mean((sigmoid(held_out.score_cp / args.scale_cp) - held_target) ** 2):.6f}", flush=True)
     best = (float("inf"), 0, {name: value.copy() for name, value in model.params.items()})
     for epoch in range(1, args.epochs + 1):
+        # Shuffled once an epoch, so that each batch is a cheap slice of contiguous rows (picking a
+        # batch's rows out of the whole sparse matrix cost more than the batch's step).
         order = rng.permutation(len(train.result))
+        shuffled, shuffled_target = train.rows(order), train_target[order]
         total = 0.0
         for start in range(0, len(order), args.batch):
-            index = order[start:start + args.batch]
-            total += model.step(train.rows(index), train_target[index], args.learning_rate,
-                                args.weight_decay) * len(index)
+            batch = slice(start, start + args.batch)
+            total += model.step(shuffled.rows(batch), shuffled_target[batch], args.learning_rate,
+                                args.weight_decay) * len(shuffled_target[batch])
         train_loss = total / len(order)
         held_loss = model.loss(held_out, held_target)
         losses.append({"epoch": epoch, "train": round(train_loss, 6), "validation": round(held_loss, 6)})
