@@ -127,14 +127,44 @@ class NoEngines:
         return NoEngine()
 
 
-def make_runner(tmp_path: Path, *, concurrency: int = 1, fail_events: bool = False
-                ) -> tuple[Runner, ScriptedClient, threading.Thread]:
+class SlowChatClient(ScriptedClient):
+    """A client whose chat posts last until the test releases them, and fail once the client is
+    closed under them, as a real post does."""
+
+    def __init__(self, settings: ServerSettings, fail_events: bool = False) -> None:
+        super().__init__(settings, fail_events)
+        self.released = False
+        self.chats: list[tuple[str, str, str]] = []   # game, text, and "sent" or "cut"
+        self.chats_begun = 0
+
+    def chat(self, game_id: str, text: str, room: str = "player") -> None:
+        with self.changed:
+            self.chats_begun += 1
+            self.changed.notify_all()
+            self.changed.wait_for(lambda: self.released or self.stop.is_set(), timeout=10)
+            self.chats.append((game_id, text, "cut" if self.stop.is_set() else "sent"))
+        if self.stop.is_set():
+            raise ClientError("the client was closed during the post")
+
+    def release(self) -> None:
+        with self.changed:
+            self.released = True
+            self.changed.notify_all()
+
+    def close(self) -> None:
+        with self.changed:
+            super().close()
+            self.changed.notify_all()
+
+
+def make_runner(tmp_path: Path, *, concurrency: int = 1, fail_events: bool = False, goodbye: str = "",
+                client_type: type[ScriptedClient] = ScriptedClient) -> tuple[Runner, ScriptedClient, threading.Thread]:
     server = ServerSettings(url="http://127.0.0.1:1", dialect="lichess", backoff_initial_s=0.05, backoff_max_s=1.0)
     settings = Settings(server=server, challenge=ChallengeSettings(concurrency=concurrency),
                         game=GameSettings(pgn_dir=str(tmp_path / "games"), state_file=str(tmp_path / "state.json"),
-                                          greeting="", goodbye=""),
+                                          greeting="", goodbye=goodbye),
                         bot=BotSettings(heartbeat_file=str(tmp_path / "heartbeat")))
-    client = ScriptedClient(server, fail_events)
+    client = client_type(server, fail_events)
     runner = Runner(settings, client, NoEngines(), workers=1)  # type: ignore[arg-type]
     runner.username = "mybot"
     thread = threading.Thread(target=runner._read_events, daemon=True)
@@ -232,6 +262,45 @@ def test_a_late_game_start_for_a_game_already_over_does_not_open_it_again(tmp_pa
     assert client.wait_for(lambda: client.answers)
     assert runner._players == {} and client.streams_opened == ["g1"]
     stop(runner, client, thread)
+
+
+class Heard(logging.Handler):
+    """Sets :attr:`event` when a log record says *words*."""
+
+    def __init__(self, words: str) -> None:
+        super().__init__()
+        self.words = words
+        self.event = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.words in record.getMessage():
+            self.event.set()
+
+
+def test_stopping_after_the_last_game_lets_its_goodbye_go_out_before_the_client_closes(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="bot")
+    runner, client, thread = make_runner(tmp_path, goodbye="good game", client_type=SlowChatClient)
+    assert isinstance(client, SlowChatClient)
+    client.game("g1").put(full_as_black("g1"))
+    client.events_queue.put(GameStarted("g1"))
+    assert client.wait_for(lambda: "g1" in client.streams_opened)
+    client.game("g1").put(GameEnded())
+    runner.wait_game_done("g1", timeout=10)
+    assert client.wait_for(lambda: client.chats_begun == 1)     # the goodbye is on its way
+    waiting = Heard("to say goodbye")
+    logging.getLogger("bot.games.runner").addHandler(waiting)
+    try:
+        stopping = threading.Thread(target=runner.shutdown)
+        stopping.start()
+        assert waiting.event.wait(10), "shutdown did not wait for the goodbye"
+        client.release()
+        stopping.join(10)
+    finally:
+        logging.getLogger("bot.games.runner").removeHandler(waiting)
+    assert not stopping.is_alive() and client.stop.is_set()
+    assert client.chats == [("g1", "good game", "sent")]
+    thread.join(5)
 
 
 def test_names_from_the_server_are_logged_with_control_characters_escaped(

@@ -155,8 +155,8 @@ class GamePlayer:
         # move post still retrying.
         self._leave = threading.Event()
         self._inbox: queue.Queue[Message] = queue.Queue()
-        self._threads = [threading.Thread(target=self._read, name=f"read-{game_id}", daemon=True),
-                         threading.Thread(target=self._play, name=f"play-{game_id}", daemon=True)]
+        self._play_thread = threading.Thread(target=self._play, name=f"play-{game_id}", daemon=True)
+        self._threads = [threading.Thread(target=self._read, name=f"read-{game_id}", daemon=True), self._play_thread]
         self._phase = Phase.STARTING
         self._move: OurMove | None = None
         self._deadlines: Deadlines[Due] = Deadlines()
@@ -177,6 +177,14 @@ class GamePlayer:
     def stop(self) -> None:
         self._leave.set()
         self._inbox.put(Leave())
+
+    def is_playing(self) -> bool:
+        """True while the thread that plays runs: after the game it goes on to the goodbye (the reader
+        may wait on a stream that only the client's closing ends, so it is not counted)."""
+        return self._play_thread.is_alive()
+
+    def join_play(self, timeout: float) -> None:
+        self._play_thread.join(timeout)
 
     def join(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout

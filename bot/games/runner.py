@@ -71,6 +71,8 @@ class Runner:
         self.username = ""
         self.accepting = True
         self._players: dict[str, GamePlayer] = {}
+        #: Players of finished games whose thread may still be saying goodbye: shutdown lets them.
+        self._leaving: list[GamePlayer] = []
         self._game_engines: dict[str, GameEngine] = {}
         self._pending: dict[str, float] = {}
         self._queued: list[str] = []     # games started beyond challenge.concurrency, oldest first
@@ -166,12 +168,20 @@ class Runner:
     def shutdown(self) -> None:
         log.info("shutting down: no new challenges, leaving the streams")
         self.accepting = False
+        deadline = time.monotonic() + SHUTDOWN_GRACE_S
+        # A finished game's goodbye follows its PGN and needs the client: it goes out before the
+        # client closes (stopping after the last game would otherwise cut that game's goodbye).
+        with self._lock:
+            leaving = [player for player in self._leaving if player.is_playing()]
+        if leaving:
+            log.info("waiting up to %g s for %d finished game(s) to say goodbye", SHUTDOWN_GRACE_S, len(leaving))
+        for player in leaving:
+            player.join_play(max(0.0, deadline - time.monotonic()))
         self.client.close()
         with self._lock:
             players = list(self._players.values())
         for player in players:
             player.stop()
-        deadline = time.monotonic() + SHUTDOWN_GRACE_S
         for player in players:
             player.join(max(0.0, deadline - time.monotonic()))
         with self._lock:
@@ -308,7 +318,11 @@ class Runner:
             # Under the lock, as one step: a challenge decided meanwhile sees the slot still taken
             # and the game still in the state file, or the slot free and the game gone from both.
             self.state.remove(game_id)
-            self._players.pop(game_id, None)
+            player = self._players.pop(game_id, None)
+            # Called from the player's own thread, which goes on to its goodbye.
+            self._leaving = [leaving for leaving in self._leaving if leaving.is_playing()]
+            if player is not None:
+                self._leaving.append(player)
             engine = self._game_engines.pop(game_id, None)
             self._done[game_id] = result
             while len(self._done) > FINISHED_GAMES_KEPT:   # the bot runs for weeks
