@@ -46,6 +46,8 @@ _HEADER: Final = struct.Struct("<iiii")
 INPUTS: Final = 768
 #: Largest |W1| and |b1| the trainer writes: b1 plus 32 pieces' rows stays inside int16.
 WEIGHT_LIMIT: Final = 32767 // 33
+#: A piece index whose piece type is 0, "no piece": its W1 row is zeros.
+NO_PIECE: Final = 0
 #: Accumulator slots allocated at first; more are added when a line goes deeper.
 _SLOTS: Final = 128
 
@@ -174,7 +176,7 @@ class Accumulator:
     def push_move(self, leaving: i64, arriving: i64, taken: i64) -> None:
         """Opens the next slot as the current one after a move, in one pass: a piece leaves a
         square and arrives on another (as another type, for a promotion), and the piece *taken*
-        on the arrival square leaves the board (piece type 0: nothing taken). Indices are
+        on the arrival square leaves the board (:data:`NO_PIECE`: nothing taken). Indices are
         ``colour << 9 | piece type << 6 | square``."""
         net = self.net
         w1 = net.w1
@@ -208,7 +210,8 @@ class Accumulator:
 
     def move(self, leaving: i64, arriving: i64) -> None:
         """In the current slot, a piece leaves one square and arrives on another (the castling
-        rook): indices ``colour << 9 | piece type << 6 | square``."""
+        rook), or leaves the board when *arriving* is :data:`NO_PIECE` (the pawn taken en passant):
+        indices ``colour << 9 | piece type << 6 | square``."""
         net = self.net
         w1 = net.w1
         values = self.values
@@ -222,20 +225,6 @@ class Accumulator:
             values[top + i] = i16(i64(values[top + i]) - i64(w1[white_out + i]) + i64(w1[white_in + i]))
             values[top + hidden + i] = i16(i64(values[top + hidden + i]) - i64(w1[black_out + i])
                                            + i64(w1[black_in + i]))
-
-    def remove(self, index: i64) -> None:
-        """In the current slot, a piece leaves the board (the pawn taken en passant): index
-        ``colour << 9 | piece type << 6 | square``."""
-        net = self.net
-        w1 = net.w1
-        values = self.values
-        hidden = self.hidden
-        top = self.top
-        white_row = net.white_rows[index]
-        black_row = net.black_rows[index]
-        for i in range(hidden):
-            values[top + i] = i16(i64(values[top + i]) - i64(w1[white_row + i]))
-            values[top + hidden + i] = i16(i64(values[top + hidden + i]) - i64(w1[black_row + i]))
 
     def evaluate(self, turn: chess.Color) -> int:
         """The network's score in centipawns for the side to move (*turn*)."""

@@ -63,7 +63,7 @@ from bot.engine.constants import (
     straight_attacks,
     top_square,
 )
-from bot.engine.nnue import Accumulator, Net
+from bot.engine.nnue import NO_PIECE, Accumulator, Net
 from bot.engine.weights import EG, MG, PHASE_WEIGHTS
 from variant import KnightmateBoard
 
@@ -555,7 +555,7 @@ class Position:
                 mg -= MG[taken]
                 eg -= EG[taken]
                 if accumulator is not None:
-                    accumulator.remove(taken)
+                    accumulator.move(taken, NO_PIECE)
             elif to_square - from_square in (16, -16):
                 ep_square = (from_square + to_square) >> 1
         elif piece == ROYAL and to_square - from_square in (2, -2):
