@@ -175,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--learning-rate", type=float, default=0.002)
+    parser.add_argument("--learning-rate-decay", type=float, default=1.0,
+                        help="the learning rate is multiplied by this after each epoch (default 1: constant)")
     parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled (AdamW) weight decay")
     parser.add_argument("--score-weight", type=float, default=0.5,
                         help="share of the target from Fairy-Stockfish's score; the rest is the game result")
@@ -204,6 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"epoch 0: validation {model.loss(held_out, held_target):.6f}; Fairy-Stockfish's scores alone: "
           f"{np.mean((sigmoid(held_out.score_cp / args.scale_cp) - held_target) ** 2):.6f}", flush=True)
     best = (float("inf"), 0, {name: value.copy() for name, value in model.params.items()})
+    learning_rate = args.learning_rate
     for epoch in range(1, args.epochs + 1):
         # Shuffled once an epoch, so that each batch is a cheap slice of contiguous rows (picking a
         # batch's rows out of the whole sparse matrix cost more than the batch's step).
@@ -212,9 +215,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         total = 0.0
         for start in range(0, len(order), args.batch):
             batch = slice(start, start + args.batch)
-            total += model.step(shuffled.rows(batch), shuffled_target[batch], args.learning_rate,
+            total += model.step(shuffled.rows(batch), shuffled_target[batch], learning_rate,
                                 args.weight_decay) * len(shuffled_target[batch])
         train_loss = total / len(order)
+        learning_rate *= args.learning_rate_decay
         held_loss = model.loss(held_out, held_target)
         losses.append({"epoch": epoch, "train": round(train_loss, 6), "validation": round(held_loss, 6)})
         print(f"epoch {epoch}: train {train_loss:.6f} validation {held_loss:.6f} "
@@ -230,6 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "data": [{"file": path.name, "bytes": path.stat().st_size} for path in args.data],
         "positions": {"training": len(train.result), "validation": len(held_out.result)},
         "hidden": args.hidden, "epochs": args.epochs, "batch": args.batch, "learning_rate": args.learning_rate,
+        "learning_rate_decay": args.learning_rate_decay,
         "weight_decay": args.weight_decay, "score_weight": args.score_weight, "scale_cp": args.scale_cp,
         "seed": args.seed, "kept_epoch": best_epoch, "loss": losses,
     }
