@@ -14,9 +14,15 @@ split 95/5 (by the game column) into training and validation positions, the loss
 printed per epoch, and the net written is the epoch's with the lowest validation loss (few
 positions are quickly learnt by heart: the training loss falls on while the validation's rises).
 
+Before the first epoch it prints two baselines on the validation positions: Fairy-Stockfish's
+own scores, and the engine's hand evaluation (at ``--scale-cp`` and at the scale that fits it
+best), the figure a net must beat to be worth its cost a node.
+
 Output: the quantized net (``bench/nnue_file.py``: W1 and b1 x 255, W2 x 64, clipped to the
 limits that keep the engine's int16 accumulator in range) and beside it a JSON recipe: the
-command, the data files (size and positions), the seed and the loss per epoch.
+command, the data files (size and positions), the seed and the loss per epoch. The net's logit
+becomes centipawns at ``--output-scale-cp``: the hand evaluation's centipawns are smaller than
+Fairy-Stockfish's, and the search's margins were tuned on the hand evaluation.
 
     pip install -e '.[train]'
     python bench/train_nnue.py /work/nnue-data/fsf-seed101.tsv --out bot/engine/data/nnue.bin
@@ -38,6 +44,10 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
+from bot.engine import evaluation
+from bot.engine.position import Position
+from variant import KnightmateBoard
+
 MATE_CP = 10000
 QA = 255
 QB = 64
@@ -54,9 +64,11 @@ class Data:
     score_cp: Floats  # for the side to move
     result: Floats  # for the side to move: 1, 0.5, 0
     games: npt.NDArray[np.int64]  # a number per game, for the split
+    fens: npt.NDArray[np.object_]
 
     def rows(self, index: npt.NDArray[np.int64] | slice) -> Data:
-        return Data(self.us[index], self.them[index], self.score_cp[index], self.result[index], self.games[index])
+        return Data(self.us[index], self.them[index], self.score_cp[index], self.result[index], self.games[index],
+                    self.fens[index])
 
 
 def load(paths: Sequence[Path]) -> Data:
@@ -67,6 +79,7 @@ def load(paths: Sequence[Path]) -> Data:
     scores: list[float] = []
     results: list[float] = []
     games: list[int] = []
+    fens: list[str] = []
     for path in paths:
         with path.open() as lines:
             for line in lines:
@@ -84,8 +97,16 @@ def load(paths: Sequence[Path]) -> Data:
                 scores.append(sign * int(score))
                 results.append(float(result) if white_to_move else 1.0 - float(result))
                 games.append(zlib.crc32(f"{path.name}:{game}".encode()))
+                fens.append(fen)
     return Data(_rows(us_rows), _rows(them_rows), np.array(scores, dtype=np.float64),
-                np.array(results, dtype=np.float64), np.array(games, dtype=np.int64))
+                np.array(results, dtype=np.float64), np.array(games, dtype=np.int64), np.array(fens, dtype=object))
+
+
+def hand_scores(fens: npt.NDArray[np.object_]) -> Floats:
+    """The engine's hand evaluation of each position, for the side to move: the baseline a net must beat."""
+    pawn_cache: evaluation.PawnCache = {}
+    return np.array([evaluation.evaluate(Position.from_board(KnightmateBoard(fen)), pawn_cache) for fen in fens],
+                    dtype=np.float64)
 
 
 def _rows(active: list[list[int]]) -> sparse.csr_matrix:
@@ -181,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--score-weight", type=float, default=0.5,
                         help="share of the target from Fairy-Stockfish's score; the rest is the game result")
     parser.add_argument("--scale-cp", type=int, default=400, help="the sigmoid's scale: p = sigmoid(cp / scale)")
+    parser.add_argument("--output-scale-cp", type=int, default=None,
+                        help="centipawns a unit of the net's logit in the engine (default --scale-cp): the "
+                        "hand evaluation's units, so that the search's margins, tuned on it, mean the same")
     parser.add_argument("--seed", type=int, default=1)
     return parser
 
@@ -205,6 +229,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     losses: list[dict[str, float]] = []
     print(f"epoch 0: validation {model.loss(held_out, held_target):.6f}; Fairy-Stockfish's scores alone: "
           f"{np.mean((sigmoid(held_out.score_cp / args.scale_cp) - held_target) ** 2):.6f}", flush=True)
+    hand = hand_scores(held_out.fens)
+    hand_losses = {scale: float(np.mean((sigmoid(hand / scale) - held_target) ** 2)) for scale in range(100, 1001, 25)}
+    best_scale = min(hand_losses, key=hand_losses.__getitem__)
+    print(f"the hand evaluation alone: {hand_losses[args.scale_cp]:.6f} at --scale-cp, {hand_losses[best_scale]:.6f} "
+          f"at its best scale ({best_scale} cp)", flush=True)
     best = (float("inf"), 0, {name: value.copy() for name, value in model.params.items()})
     learning_rate = args.learning_rate
     for epoch in range(1, args.epochs + 1):
@@ -226,8 +255,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if held_loss < best[0]:
             best = (held_loss, epoch, {name: value.copy() for name, value in model.params.items()})
     _, best_epoch, p = best
+    output_scale_cp = args.scale_cp if args.output_scale_cp is None else args.output_scale_cp
     print(f"keeping epoch {best_epoch}")
-    net = nnue_file.quantize(p["w1"], p["b1"], p["w2"], float(p["b2"][0]), QA, QB, args.scale_cp)
+    net = nnue_file.quantize(p["w1"], p["b1"], p["w2"], float(p["b2"][0]), QA, QB, output_scale_cp)
     args.out.write_bytes(nnue_file.to_bytes(net))
     recipe = {
         "command": "python bench/train_nnue.py " + " ".join(argv if argv is not None else sys.argv[1:]),
@@ -236,6 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "hidden": args.hidden, "epochs": args.epochs, "batch": args.batch, "learning_rate": args.learning_rate,
         "learning_rate_decay": args.learning_rate_decay,
         "weight_decay": args.weight_decay, "score_weight": args.score_weight, "scale_cp": args.scale_cp,
+        "output_scale_cp": output_scale_cp,
         "seed": args.seed, "kept_epoch": best_epoch, "loss": losses,
     }
     recipe_path = args.out.with_suffix(".json")
