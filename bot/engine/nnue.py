@@ -13,8 +13,10 @@ The network (trained by ``bench/train_nnue.py``, shipped as ``bot/engine/data/nn
   training's logit, turned to centipawns by the training's sigmoid scale (:attr:`Net.scale_cp`).
 
 Why an accumulator: a move changes two to four inputs, so instead of summing ~30 rows of W1 a
-node, :meth:`Position.push` subtracts and adds the rows of what changed (a copy of the previous
-ply's values first, so :meth:`Position.pop` only steps back a slot). The values live in mypyc's
+node, a position's values are its parent's with the rows of what changed subtracted and added
+(into a slot of their own, so :meth:`Position.pop` only steps back a slot). :meth:`Position.push`
+only notes the change; the values are computed when the position is evaluated, since most
+pushed positions never are (:class:`Accumulator`). The values live in mypyc's
 native ``vec[i16]`` (C arrays in the compiled build). The trainer bounds W1 and b1 so that no
 accumulator can leave the ``int16`` range (:data:`WEIGHT_LIMIT`): the compiled build would
 wrap where the pure one would raise, and bounded values make the two identical.
@@ -50,6 +52,9 @@ WEIGHT_LIMIT: Final = 32767 // 33
 NO_PIECE: Final = 0
 #: Accumulator slots allocated at first; more are added when a line goes deeper.
 _SLOTS: Final = 128
+#: Piece indices noted a slot: the piece leaving, arriving, taken, and a second piece's leaving
+#: and arriving (a castling rook, a pawn taken en passant), :data:`NO_PIECE` where none.
+_CHANGES: Final = 5
 
 
 def feature(perspective: chess.Color, color: chess.Color, piece_type: int, square: int) -> int:
@@ -128,24 +133,34 @@ def shipped_net() -> Net:
 
 class Accumulator:
     """The hidden layer's inputs for both perspectives, one slot a ply: White's perspective's
-    ``hidden`` values, then Black's. :meth:`push` opens the next slot as a copy of the current
-    one, the changes of the move go into it, and :meth:`pop` returns to the previous slot."""
+    ``hidden`` values, then Black's.
 
-    __slots__ = ("net", "values", "top", "hidden")
+    Lazy: :meth:`push_move` (and :meth:`push`, a null move) only notes what the move changes and
+    opens the next slot unread; a slot is computed when it is read (:meth:`evaluate`), from the
+    nearest computed slot below it. Most positions a search pushes are never evaluated (a move
+    found illegal is popped at once, a reply is cut off by the table), and :meth:`pop` only steps
+    back a slot.
+    """
+
+    __slots__ = ("net", "values", "hidden", "ply", "computed", "changes")
 
     def __init__(self, net: Net) -> None:
         self.net = net
         self.hidden = net.hidden
         self.values: vec[i16] = vec[i16]([0] * (2 * net.hidden * _SLOTS))
-        #: Where the current slot starts in :attr:`values`.
-        self.top = 0
+        #: The current slot's number; its values start at ``ply * 2 * hidden``.
+        self.ply: i64 = 0
+        #: 1 where a slot's values are up to date.
+        self.computed: vec[i64] = vec[i64]([0] * _SLOTS)
+        #: What each slot's move changed, :data:`_CHANGES` piece indices a slot (see :meth:`push_move`).
+        self.changes: vec[i64] = vec[i64]([NO_PIECE] * (_CHANGES * _SLOTS))
 
     def refresh(self, types: vec[i64], white: Bitboard) -> None:
         """Computes the current slot from scratch, from each square's piece type and White's squares."""
         net = self.net
         hidden = self.hidden
         values = self.values
-        top = self.top
+        top = self.ply * 2 * hidden
         b1 = net.b1
         w1 = net.w1
         totals: list[i64] = [0] * (2 * hidden)
@@ -163,78 +178,99 @@ class Accumulator:
         for i in range(hidden):
             values[top + i] = i16(i64(b1[i]) + totals[i])
             values[top + hidden + i] = i16(i64(b1[i]) + totals[hidden + i])
+        self.computed[self.ply] = 1
 
     def push(self) -> None:
         """Opens the next slot, equal to the current one (a null move)."""
-        size = 2 * self.hidden
-        top = self._grow()
-        values = self.values
-        for i in range(size):
-            values[top + size + i] = values[top + i]
-        self.top = top + size
+        self.push_move(NO_PIECE, NO_PIECE, NO_PIECE)
 
     def push_move(self, leaving: i64, arriving: i64, taken: i64) -> None:
-        """Opens the next slot as the current one after a move, in one pass: a piece leaves a
-        square and arrives on another (as another type, for a promotion), and the piece *taken*
-        on the arrival square leaves the board (:data:`NO_PIECE`: nothing taken). Indices are
+        """Opens the next slot as the current one after a move: a piece leaves a square and
+        arrives on another (as another type, for a promotion), and the piece *taken* on the
+        arrival square leaves the board (:data:`NO_PIECE`: nothing taken). Indices are
         ``colour << 9 | piece type << 6 | square``."""
-        net = self.net
-        w1 = net.w1
-        hidden = self.hidden
-        top = self._grow()
-        values = self.values
-        new = top + 2 * hidden
-        white_out = net.white_rows[leaving]
-        white_in = net.white_rows[arriving]
-        white_taken = net.white_rows[taken]
-        black_out = net.black_rows[leaving]
-        black_in = net.black_rows[arriving]
-        black_taken = net.black_rows[taken]
-        for i in range(hidden):
-            values[new + i] = i16(i64(values[top + i]) - i64(w1[white_out + i]) + i64(w1[white_in + i])
-                                  - i64(w1[white_taken + i]))
-            values[new + hidden + i] = i16(i64(values[top + hidden + i]) - i64(w1[black_out + i])
-                                           + i64(w1[black_in + i]) - i64(w1[black_taken + i]))
-        self.top = new
+        ply = self.ply + 1
+        if ply >= len(self.computed):
+            self.values = extend(self.values, [0] * (2 * self.hidden * _SLOTS))
+            self.computed = extend(self.computed, [0] * _SLOTS)
+            self.changes = extend(self.changes, [NO_PIECE] * (_CHANGES * _SLOTS))
+        changes = self.changes
+        at = ply * _CHANGES
+        changes[at] = leaving
+        changes[at + 1] = arriving
+        changes[at + 2] = taken
+        changes[at + 3] = NO_PIECE
+        changes[at + 4] = NO_PIECE
+        self.computed[ply] = 0
+        self.ply = ply
 
-    def _grow(self) -> i64:
-        """Makes room for one more slot; returns the current slot's start."""
-        size = 2 * self.hidden
-        if self.top + 2 * size > len(self.values):
-            self.values = extend(self.values, [0] * (size * _SLOTS))
-        return self.top
+    def also_move(self, leaving: i64, arriving: i64) -> None:
+        """The move just pushed also moves another piece (the castling rook), or takes one off
+        the board when *arriving* is :data:`NO_PIECE` (the pawn taken en passant)."""
+        at = self.ply * _CHANGES
+        self.changes[at + 3] = leaving
+        self.changes[at + 4] = arriving
 
     def pop(self) -> None:
         """Returns to the previous slot."""
-        self.top -= 2 * self.hidden
+        self.ply -= 1
 
-    def move(self, leaving: i64, arriving: i64) -> None:
-        """In the current slot, a piece leaves one square and arrives on another (the castling
-        rook), or leaves the board when *arriving* is :data:`NO_PIECE` (the pawn taken en passant):
-        indices ``colour << 9 | piece type << 6 | square``."""
+    def _current(self) -> i64:
+        """Computes the current slot if it is not, from the nearest computed slot below (the
+        first is always computed: :meth:`refresh`); returns where its values start."""
+        ply = self.ply
+        size = 2 * self.hidden
+        if self.computed[ply]:
+            return ply * size
+        base = ply - 1
+        while not self.computed[base]:
+            base -= 1
+        for slot in range(base + 1, ply + 1):
+            self._compute(slot)
+        return ply * size
+
+    def _compute(self, slot: i64) -> None:
+        """The values of *slot*: its predecessor's with the slot's move applied, in one pass."""
         net = self.net
         w1 = net.w1
-        values = self.values
         hidden = self.hidden
-        top = self.top
-        white_out = net.white_rows[leaving]
-        white_in = net.white_rows[arriving]
-        black_out = net.black_rows[leaving]
-        black_in = net.black_rows[arriving]
+        values = self.values
+        changes = self.changes
+        at = slot * _CHANGES
+        new = slot * 2 * hidden
+        old = new - 2 * hidden
+        white_out = net.white_rows[changes[at]]
+        white_in = net.white_rows[changes[at + 1]]
+        white_taken = net.white_rows[changes[at + 2]]
+        black_out = net.black_rows[changes[at]]
+        black_in = net.black_rows[changes[at + 1]]
+        black_taken = net.black_rows[changes[at + 2]]
         for i in range(hidden):
-            values[top + i] = i16(i64(values[top + i]) - i64(w1[white_out + i]) + i64(w1[white_in + i]))
-            values[top + hidden + i] = i16(i64(values[top + hidden + i]) - i64(w1[black_out + i])
-                                           + i64(w1[black_in + i]))
+            values[new + i] = i16(i64(values[old + i]) - i64(w1[white_out + i]) + i64(w1[white_in + i])
+                                  - i64(w1[white_taken + i]))
+            values[new + hidden + i] = i16(i64(values[old + hidden + i]) - i64(w1[black_out + i])
+                                           + i64(w1[black_in + i]) - i64(w1[black_taken + i]))
+        if changes[at + 3] != NO_PIECE:
+            white_out = net.white_rows[changes[at + 3]]
+            white_in = net.white_rows[changes[at + 4]]
+            black_out = net.black_rows[changes[at + 3]]
+            black_in = net.black_rows[changes[at + 4]]
+            for i in range(hidden):
+                values[new + i] = i16(i64(values[new + i]) - i64(w1[white_out + i]) + i64(w1[white_in + i]))
+                values[new + hidden + i] = i16(i64(values[new + hidden + i]) - i64(w1[black_out + i])
+                                               + i64(w1[black_in + i]))
+        self.computed[slot] = 1
 
     def evaluate(self, turn: chess.Color) -> int:
         """The network's score in centipawns for the side to move (*turn*)."""
         net = self.net
         w2 = net.w2
+        top = self._current()
         values = self.values
         hidden = self.hidden
         qa: i64 = net.qa
-        own = self.top if turn == chess.WHITE else self.top + hidden
-        other = self.top + hidden if turn == chess.WHITE else self.top
+        own = top if turn == chess.WHITE else top + hidden
+        other = top + hidden if turn == chess.WHITE else top
         total: i64 = 0
         for i in range(hidden):
             value = i64(values[own + i])
@@ -247,4 +283,5 @@ class Accumulator:
 
     def current(self) -> list[int]:
         """The current slot's values (White's perspective, then Black's), for tests."""
-        return [int(self.values[self.top + i]) for i in range(2 * self.hidden)]
+        top = self._current()
+        return [int(self.values[top + i]) for i in range(2 * self.hidden)]

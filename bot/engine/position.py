@@ -555,7 +555,7 @@ class Position:
                 mg -= MG[taken]
                 eg -= EG[taken]
                 if accumulator is not None:
-                    accumulator.move(taken, NO_PIECE)
+                    accumulator.also_move(taken, NO_PIECE)
             elif to_square - from_square in (16, -16):
                 ep_square = (from_square + to_square) >> 1
         elif piece == ROYAL and to_square - from_square in (2, -2):
@@ -571,7 +571,7 @@ class Position:
             mg += MG[rook_arriving] - MG[rook_leaving]
             eg += EG[rook_arriving] - EG[rook_leaving]
             if accumulator is not None:
-                accumulator.move(rook_leaving, rook_arriving)
+                accumulator.also_move(rook_leaving, rook_arriving)
 
         castling = self.castling
         if castling:
