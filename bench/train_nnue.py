@@ -64,7 +64,7 @@ class Data:
     score_cp: Floats  # for the side to move
     result: Floats  # for the side to move: 1, 0.5, 0
     games: npt.NDArray[np.int64]  # a number per game, for the split
-    fens: npt.NDArray[np.object_]
+    fens: npt.NDArray[np.object_]  # the positions, for the hand evaluation's baseline
 
     def rows(self, index: npt.NDArray[np.int64] | slice) -> Data:
         return Data(self.us[index], self.them[index], self.score_cp[index], self.result[index], self.games[index],

@@ -10,7 +10,8 @@ The network (trained by ``bench/train_nnue.py``, shipped as ``bot/engine/data/nn
   *accumulator*): ``b1 + sum of the W1 rows of the pieces on the board``, in ``int16``;
 * clipped ReLU (0 .. :attr:`Net.qa`) of both perspectives' accumulators, the side to move's
   first, then one output: ``sum(clipped * W2) + b2``, in units of ``1 / (qa * qb)`` of the
-  training's logit, turned to centipawns by the training's sigmoid scale (:attr:`Net.scale_cp`).
+  training's logit, turned to centipawns by the file's scale (:attr:`Net.scale_cp`; the trainer
+  writes the hand evaluation's units there, so that the search's margins mean the same).
 
 Why an accumulator: a move changes two to four inputs, so instead of summing ~30 rows of W1 a
 node, a position's values are its parent's with the rows of what changed subtracted and added
