@@ -143,7 +143,7 @@ class Accumulator:
     back a slot.
     """
 
-    __slots__ = ("net", "values", "hidden", "ply", "computed", "changes")
+    __slots__ = ("net", "values", "hidden", "ply", "up_to_date", "changes")
 
     def __init__(self, net: Net) -> None:
         self.net = net
@@ -151,8 +151,9 @@ class Accumulator:
         self.values: vec[i16] = vec[i16]([0] * (2 * net.hidden * _SLOTS))
         #: The current slot's number; its values start at ``ply * 2 * hidden``.
         self.ply: i64 = 0
-        #: 1 where a slot's values are up to date.
-        self.computed: vec[i64] = vec[i64]([0] * _SLOTS)
+        #: Slots 0 to this one hold their values: a slot is computed only with all below it, and
+        #: a push makes only the new slot stale, so the computed slots are always a prefix.
+        self.up_to_date: i64 = 0
         #: What each slot's move changed, :data:`_CHANGES` piece indices a slot (see :meth:`push_move`).
         self.changes: vec[i64] = vec[i64]([NO_PIECE] * (_CHANGES * _SLOTS))
 
@@ -179,7 +180,7 @@ class Accumulator:
         for i in range(hidden):
             values[top + i] = i16(i64(b1[i]) + totals[i])
             values[top + hidden + i] = i16(i64(b1[i]) + totals[hidden + i])
-        self.computed[self.ply] = 1
+        self.up_to_date = self.ply
 
     def push(self) -> None:
         """Opens the next slot, equal to the current one (a null move)."""
@@ -191,9 +192,8 @@ class Accumulator:
         arrival square leaves the board (:data:`NO_PIECE`: nothing taken). Indices are
         ``colour << 9 | piece type << 6 | square``."""
         ply = self.ply + 1
-        if ply >= len(self.computed):
+        if (ply + 1) * _CHANGES > len(self.changes):
             self.values = extend(self.values, [0] * (2 * self.hidden * _SLOTS))
-            self.computed = extend(self.computed, [0] * _SLOTS)
             self.changes = extend(self.changes, [NO_PIECE] * (_CHANGES * _SLOTS))
         changes = self.changes
         at = ply * _CHANGES
@@ -202,7 +202,8 @@ class Accumulator:
         changes[at + 2] = taken
         changes[at + 3] = NO_PIECE
         changes[at + 4] = NO_PIECE
-        self.computed[ply] = 0
+        if self.up_to_date >= ply:
+            self.up_to_date = ply - 1
         self.ply = ply
 
     def also_move(self, leaving: i64, arriving: i64) -> None:
@@ -217,18 +218,14 @@ class Accumulator:
         self.ply -= 1
 
     def _current(self) -> i64:
-        """Computes the current slot if it is not, from the nearest computed slot below (the
-        first is always computed: :meth:`refresh`); returns where its values start."""
+        """Computes the current slot if it is not, from the last computed slot below (the first
+        is always computed: :meth:`refresh`); returns where its values start."""
         ply = self.ply
-        size = 2 * self.hidden
-        if self.computed[ply]:
-            return ply * size
-        base = ply - 1
-        while not self.computed[base]:
-            base -= 1
-        for slot in range(base + 1, ply + 1):
+        for slot in range(self.up_to_date + 1, ply + 1):
             self._compute(slot)
-        return ply * size
+        if self.up_to_date < ply:
+            self.up_to_date = ply
+        return ply * 2 * self.hidden
 
     def _compute(self, slot: i64) -> None:
         """The values of *slot*: its predecessor's with the slot's move applied, in one pass."""
@@ -260,7 +257,6 @@ class Accumulator:
                 values[new + i] = i16(i64(values[new + i]) - i64(w1[white_out + i]) + i64(w1[white_in + i]))
                 values[new + hidden + i] = i16(i64(values[new + hidden + i]) - i64(w1[black_out + i])
                                                + i64(w1[black_in + i]))
-        self.computed[slot] = 1
 
     def evaluate(self, turn: chess.Color) -> int:
         """The network's score in centipawns for the side to move (*turn*)."""
