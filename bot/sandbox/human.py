@@ -105,7 +105,7 @@ class HumanSeat:
             now = time.monotonic()
             board = game.board
             you = game.color_of(self.account)
-            last_move_at_s = time.time() - (now - game.turn_started)
+            last_move_at_s = self.world.wall_time_s(game.turn_started)
             moves, fen, initial_fen = list(game.moves), board.fen(), game.initial_fen
             state: JsonObject = {
                 "id": game.id,
@@ -232,7 +232,7 @@ class HumanSeat:
             board, white, black = game.board.copy(), game.white.username, game.black.username
             status, winner = game.status, game.winner
             clock = f"{game.initial_ms // 1000}+{game.increment_ms // 1000}" if game.has_clock else "-"
-            started_s = time.time() - (time.monotonic() - game.created_at)
+            started_s = self.world.wall_time_s(game.created_at)
         record = chess.pgn.Game.from_board(board)
         headers = record.headers
         headers["Event"] = "knightmate-bot play"

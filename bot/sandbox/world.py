@@ -78,11 +78,18 @@ class World:
         #: Whether this event for this account is lost on its way, as a lingering pychess handler loses it (a fault).
         self.event_lost: Callable[[Account, JsonObject], bool] = lambda account, event: False
         self.stopping = False
+        # The wall clock less the monotonic one, taken once: a game's monotonic stamps turn into the
+        # same wall-clock times at every reading (a difference sampled per reading jitters by a ms).
+        self._wall_offset_s = time.time() - time.monotonic()
         self._tokens: dict[str, str] = {}
         self._event_feeds: dict[str, Feed] = {}
         self._start_opponent = start_opponent
         self._rng = rng
         self._referee = threading.Thread(target=self._referee_loop, name="sandbox-referee", daemon=True)
+
+    def wall_time_s(self, monotonic_s: float) -> float:
+        """The wall-clock time (seconds since the epoch) of a ``time.monotonic()`` stamp."""
+        return monotonic_s + self._wall_offset_s
 
     def start(self) -> None:
         self._referee.start()
