@@ -39,10 +39,6 @@ Bitboard = i64
 WHITE: Final = chess.WHITE
 BLACK: Final = chess.BLACK
 
-_BIT_62: Final[i64] = 1 << 62
-#: Every square but h8.
-_BELOW_H8: Final[i64] = (1 << 63) - 1
-
 
 def signed(bitboard: int) -> Bitboard:
     """A python-chess bitboard (0 .. 2^64 - 1) in the engine's signed form."""
@@ -55,29 +51,28 @@ def unsigned(bitboard: Bitboard) -> int:
 
 
 def top_square(bitboard: Bitboard) -> int:
-    """The highest square of a non-empty *bitboard* (h8 first): the engine's bit scan."""
+    """The highest square of a non-empty *bitboard* (h8 first): the engine's bit scan. Bit 62 is
+    tested by a shift, not by comparing with 2^62, a constant mypyc would keep boxed."""
     if bitboard < 0:
         return 63
-    if bitboard >= _BIT_62:
+    if bitboard >> 62:
         return 62
     return int(bitboard).bit_length() - 1
 
 
 def popcount(bitboard: Bitboard) -> int:
-    """How many squares *bitboard* holds: the sign bit counted apart, then the classic bit-slice
-    count of the other 63 bits, in steps that stay non-negative and below 2^63 (no multiply), so
-    the result is the same in both builds and native in the compiled one."""
-    count = 0
-    if bitboard < 0:
-        count = 1
-        bitboard &= _BELOW_H8
-    x = bitboard - (bitboard >> 1 & 0x5555_5555_5555_5555)
+    """How many squares *bitboard* holds: the sign bit and bit 0 counted apart, then bits 1-62,
+    shifted down below 2^62, by the classic bit-slice count, with no multiply and with every mask
+    below 2^62, so the result is the same in both builds and all of it native in the compiled one
+    (mypyc keeps an integer constant of 2^62 or more as a Python object, unboxed at each use)."""
+    x = bitboard >> 1 & 0x3FFF_FFFF_FFFF_FFFF
+    x -= x >> 1 & 0x1555_5555_5555_5555
     x = (x & 0x3333_3333_3333_3333) + (x >> 2 & 0x3333_3333_3333_3333)
     x = (x + (x >> 4)) & 0x0F0F_0F0F_0F0F_0F0F
     x += x >> 8
     x += x >> 16
     x += x >> 32
-    return count + int(x & 0x7F)
+    return int((x & 0x7F) + (bitboard & 1)) + (bitboard < 0)
 
 
 def _signed_vec(bitboards: list[int]) -> vec[i64]:
