@@ -60,7 +60,7 @@ def top_square(bitboard: Bitboard) -> int:
     return int(bitboard).bit_length() - 1
 
 
-def popcount(bitboard: Bitboard) -> int:
+def popcount(bitboard: Bitboard) -> i64:
     """How many squares *bitboard* holds: the sign bit and bit 0 counted apart, then bits 1-62,
     shifted down below 2^62, by the classic bit-slice count, with no multiply and with every mask
     below 2^62, so the result is the same in both builds and all of it native in the compiled one
@@ -72,7 +72,7 @@ def popcount(bitboard: Bitboard) -> int:
     x += x >> 8
     x += x >> 16
     x += x >> 32
-    return int((x & 0x7F) + (bitboard & 1)) + (bitboard < 0)
+    return (x & 0x7F) + (bitboard & 1) + (bitboard < 0)
 
 
 def _signed_vec(bitboards: list[int]) -> vec[i64]:

@@ -188,9 +188,10 @@ def lone_piece(occupied: Bitboard, royals: Bitboard, pawns: Bitboard, queens: Bi
     return popcount(royals) == 2 and popcount(others) == 1 and not others & (pawns | queens)
 
 
-def _blend(mg: int, eg: int, phase: int, turn: chess.Color) -> int:
+def _blend(mg: i64, eg: i64, phase: i64, turn: chess.Color) -> int:
     """The middlegame and endgame scores (White's view) mixed by phase, for the side to move.
-    The sign is turned before dividing, so a position and its colour mirror score the same."""
+    The sign is turned before dividing, so a position and its colour mirror score the same.
+    (Native integers: mypyc multiplies a negative ``int`` through Python objects.)"""
     phase = min(phase, PHASE_TOTAL)
     blended = mg * phase + eg * (PHASE_TOTAL - phase)
     return (blended if turn == WHITE else -blended) // PHASE_TOTAL
@@ -343,7 +344,7 @@ def _threat_terms(position: Position, own: Bitboard, enemy: Bitboard, pawn_attac
         while passed:
             square = top_square(passed)
             passed ^= BB_SQUARES[square]
-            rank = (square >> 3) if white else 7 - (square >> 3)
+            rank: i64 = (square >> 3) if white else 7 - (square >> 3)
             path = _FRONT_SPAN[white << 6 | square]
             if not path & (occupied | enemy_attacks):
                 eg += PASSED_FREE_PATH[rank]
@@ -363,7 +364,7 @@ def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> PawnTerms:
     white_attacks: Bitboard = 0
     black_attacks: Bitboard = 0
     for color, own, enemy in ((chess.WHITE, white_pawns, black_pawns), (chess.BLACK, black_pawns, white_pawns)):
-        sign = 1 if color == chess.WHITE else -1
+        sign: i64 = 1 if color == chess.WHITE else -1
         pawns = own
         while pawns:
             square = top_square(pawns)

@@ -45,6 +45,7 @@ from collections.abc import Callable, Iterator
 from typing import Final
 
 import chess
+from mypy_extensions import i64
 
 from bot.engine import evaluation, levels
 from bot.engine.book import OpeningBook
@@ -783,7 +784,7 @@ def _line_score(line: tuple[int, Move, tuple[chess.Move, ...]]) -> int:
 
 def _update_history(history: list[int], index: int, bonus: int) -> None:
     """Moves a history score by *bonus*, less the share of it the score already has of the bound."""
-    score = history[index]
+    score: i64 = history[index]  # native arithmetic: mypyc multiplies a negative int the slow way
     history[index] = score + bonus - score * abs(bonus) // HISTORY_MAX
 
 
