@@ -15,7 +15,10 @@ range under ``&``, ``|``, ``^`` and ``~``, so both builds compute the same value
   only used under a mask that excludes the top bits it brought in;
 * ``int.bit_length`` and ``int.bit_count`` read a negative number's magnitude, not its bits:
   :func:`top_square` and :func:`popcount` are the bit scan and the count, and they are native
-  code in the compiled build (``bit_count`` is not a mypyc primitive at all).
+  code in the compiled build (``bit_count`` is not a mypyc primitive at all);
+* no integer constant may lie outside -2^62 .. 2^62 - 1: mypyc keeps such a constant as a boxed
+  Python int (even a ``Final[i64]``) and unboxes it at every use, so masks stay below 2^62 and
+  the top two bits are reached by shifts or table entries.
 
 The tables keep python-chess's names and values in mypyc's native vectors (``librt.vecs``
 ``vec[i64]``: a read is a C array access in the compiled build, against a boxed list item or a
