@@ -17,7 +17,7 @@ from bot.engine.clock import Budget
 from bot.engine.evaluation import evaluate
 from bot.engine.moves import captures
 from bot.engine.position import NO_MOVE, Position, encode
-from bot.engine.search import EXACT, FUTILITY_MARGINS, LOWER, MATE_BOUND, UPPER, _Search
+from bot.engine.search import _CONTINUATION_ROW, EXACT, FUTILITY_MARGINS, LOWER, MATE_BOUND, UPPER, _Search
 from variant import KnightmateBoard
 
 #: White's rook mates on h8 (Black's royal knight on a8 has its two flights taken by its own
@@ -31,7 +31,7 @@ def make_search(fen: str, tt: dict[int, tuple[int, int, int, int]] | None = None
     """A search of *fen* with no limits, its tables fresh (or *tt*)."""
     return _Search(KnightmateBoard(fen), Limits(depth=1), Budget(None, None), time.perf_counter(), None,
                    {} if tt is None else tt, tt_capacity, [[0] * 4096 for _ in chess.COLORS],
-                   [[NO_MOVE] * 4096 for _ in chess.COLORS], {}, None, 1, 0)
+                   [[NO_MOVE] * 4096 for _ in chess.COLORS], [0] * _CONTINUATION_ROW ** 2, {}, None, 1, 0)
 
 
 def test_quiescence_promotes_on_an_empty_square() -> None:

@@ -16,8 +16,11 @@ import chess
 import pyffish
 import pytest
 from random_positions import random_positions
+from test_engine_leaks import make_search
 
 from bot.engine import Engine, Limits, SearchResult
+from bot.engine.position import NO_MOVE, encode
+from bot.engine.search import _continuation_row, _ordered_moves
 from variant import KnightmateBoard
 
 VARIANT = "knightmate"
@@ -214,3 +217,48 @@ def test_history_scores_stay_within_their_bound_whatever_the_updates() -> None:
     for _ in range(200):
         _update_history(history, 0, HISTORY_BONUS_MAX)
     assert HISTORY_MAX - HISTORY_BONUS_MAX < history[0] <= HISTORY_MAX
+
+
+def test_late_move_reductions_grow_with_depth_and_with_the_moves_already_searched() -> None:
+    from bot.engine.search import _LMR_SIZE, _REDUCTIONS
+
+    def reduction(depth: int, searched: int) -> int:
+        return _REDUCTIONS[depth * _LMR_SIZE + searched]
+
+    for depth in range(3, _LMR_SIZE):
+        for searched in range(3, _LMR_SIZE):
+            assert reduction(depth, searched) >= 1
+            assert reduction(depth, searched) >= reduction(depth - 1, searched)
+            assert reduction(depth, searched) >= reduction(depth, searched - 1)
+    assert reduction(3, 3) == 1  # the old rule's single ply where reductions begin
+    assert reduction(12, 30) >= 4
+
+
+def test_a_quiet_reply_that_cut_after_the_same_move_is_ordered_first() -> None:
+    # The continuation history: after White's Qd1-h5, Black's quiet reply g7-g6 refuted it in
+    # some other search, so here it comes before every other quiet move, which plain history
+    # (all zero) cannot tell apart.
+    board = KnightmateBoard()
+    for uci in ("e2e4", "e7e5", "d1h5"):
+        board.push_uci(uci)
+    search = make_search(board.fen())
+    position = search.position
+    previous = encode(chess.Move.from_uci("d1h5"))
+    replies = _continuation_row(position, previous)
+    cut = encode(chess.Move.from_uci("g7g6"))
+    quiet_order = [move for move in _ordered_moves(position, NO_MOVE, [NO_MOVE, NO_MOVE], NO_MOVE,
+                                                   search.history[chess.BLACK], search.continuation, replies)
+                   if not position.is_capture(move)]
+    assert quiet_order[0] != cut
+
+    search._reward_quiet(cut, 6, search.killers[0], search.history[chess.BLACK], [quiet_order[0]], NO_MOVE,
+                         replies)
+    search.history[chess.BLACK][:] = [0] * 4096  # only the continuation remembers it
+    quiet_order = [move for move in _ordered_moves(position, NO_MOVE, [NO_MOVE, NO_MOVE], NO_MOVE,
+                                                   search.history[chess.BLACK], search.continuation, replies)
+                   if not position.is_capture(move)]
+    assert quiet_order[0] == cut
+    # ... and only after that move: after no move (row 0) the reply has learnt nothing.
+    other = _continuation_row(position, NO_MOVE)
+    assert other != replies
+    assert search.continuation[other + position.types[cut & 63] * 64 + (cut >> 6 & 63)] == 0

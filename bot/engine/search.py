@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import random
 import threading
 import time
@@ -82,7 +83,7 @@ TT_ENTRY_BYTES: Final = 200
 #: When the table is full, bound entries shallower than this make room first (see _make_room).
 TT_KEEP_DEPTH: Final = 3
 #: Below this depth remaining, positions whose static eval beats beta by a margin are cut.
-REVERSE_FUTILITY_DEPTH: Final = 3
+REVERSE_FUTILITY_DEPTH: Final = 7
 REVERSE_FUTILITY_MARGIN: Final = 120  # centipawns per ply of depth
 #: Futility pruning margins by remaining depth (index 0 unused): a quiet move is expected to
 #: gain less than this. Two commoner steps of positional gain at depth 1, more at depth 2.
@@ -120,8 +121,22 @@ EVAL_CACHE_SIZE: Final = 200_000
 #: not cut.
 HISTORY_MAX: Final = 16384
 HISTORY_BONUS_MAX: Final = 1600
-#: Quiet moves sort by history offset below every promotion (whose order keys are above -4096).
-_QUIET_ORDER_OFFSET: Final = HISTORY_MAX + 4096
+#: Quiet moves sort by their two histories (from-to, and the continuation's) offset below every
+#: promotion (whose order keys are above -4096).
+_QUIET_ORDER_OFFSET: Final = 2 * HISTORY_MAX + 4096
+#: The continuation history is indexed by the previous move's piece type and destination and the
+#: reply's: rows of this many slots, one row a (piece type, square), type 0 for no previous move.
+_CONTINUATION_ROW: Final = 7 * 64
+#: A late quiet move is reduced by ln(depth) x ln(moves searched) / LMR_DIVISOR + LMR_BASE
+#: plies, one less in a PV node and one less or more per LMR_HISTORY_STEP of its two histories
+#: (rounded to the nearest, so a slightly negative history costs nothing).
+LMR_BASE: Final = 0.75
+LMR_DIVISOR: Final = 2.25
+LMR_HISTORY_STEP: Final = 16384
+_LMR_SIZE: Final = 64
+_REDUCTIONS: Final[list[int]] = [
+    int(LMR_BASE + math.log(depth) * math.log(searched) / LMR_DIVISOR) if depth and searched else 0
+    for depth in range(_LMR_SIZE) for searched in range(_LMR_SIZE)]
 
 EXACT: Final = 0
 LOWER: Final = 1
@@ -161,6 +176,7 @@ class Engine:
         self._tt: dict[int, tuple[int, int, int, Move]] = {}
         self._history: list[list[int]] = [[0] * 4096 for _ in chess.COLORS]
         self._countermoves: list[list[Move]] = [[NO_MOVE] * 4096 for _ in chess.COLORS]
+        self._continuation: list[int] = [0] * (_CONTINUATION_ROW * _CONTINUATION_ROW)
         self._pawn_cache: evaluation.PawnCache = {}
 
     @property
@@ -184,10 +200,11 @@ class Engine:
         self._strength = levels.strength_for_elo(value) if value is not None else None
 
     def new_game(self) -> None:
-        """Forgets everything learnt: hash table, history, countermoves and pawn cache."""
+        """Forgets everything learnt: hash table, histories, countermoves and pawn cache."""
         self._tt.clear()
         self._history = [[0] * 4096 for _ in chess.COLORS]
         self._countermoves = [[NO_MOVE] * 4096 for _ in chess.COLORS]
+        self._continuation = [0] * (_CONTINUATION_ROW * _CONTINUATION_ROW)
         self._pawn_cache.clear()
 
     def search(self, board: KnightmateBoard, limits: Limits,
@@ -230,7 +247,8 @@ class Engine:
                 report = _trimmed_report(on_info, multipv)
         time_budget = Budget(None, None) if ponder is not None else budget(limits, board.turn, board.fullmove_number)
         search = _Search(board, limits, time_budget, started, stop,
-                         self._tt, self._tt_capacity, self._history, self._countermoves, self._pawn_cache, ponder,
+                         self._tt, self._tt_capacity, self._history, self._countermoves, self._continuation,
+                         self._pawn_cache, ponder,
                          lines, levels.MIN_DEPTH if strength is not None else 0)
         if self.net is not None:
             search.position.use_nnue(self.net)
@@ -278,7 +296,7 @@ class _Search:
     def __init__(self, board: KnightmateBoard, limits: Limits, time_budget: Budget, started: float,
                  stop: threading.Event | None, tt: dict[int, tuple[int, int, int, Move]],
                  tt_capacity: int, history: list[list[int]], countermoves: list[list[Move]],
-                 pawn_cache: evaluation.PawnCache, ponder: Ponder | None, multipv: int,
+                 continuation: list[int], pawn_cache: evaluation.PawnCache, ponder: Ponder | None, multipv: int,
                  min_depth: int) -> None:
         self.position, self.keys = _replay(board)
         self.multipv = multipv
@@ -303,6 +321,9 @@ class _Search:
         self.history = history
         # The reply that last refuted a move, by side to move and the move's from and to squares.
         self.countermoves = countermoves
+        # How quiet replies fared after a move, by the move's piece type and destination and the
+        # reply's (a row of _CONTINUATION_ROW slots for each first pair).
+        self.continuation = continuation
         # The moves from the root to the node being searched (NO_MOVE for a null move), after
         # the game's last move: a node's countermove is looked up by the move before it.
         self.stack: list[Move] = [encode(board.peek()) if board.move_stack else NO_MOVE]
@@ -521,10 +542,12 @@ class _Search:
         history = self.history[position.turn]
         previous = self.stack[-1]
         countermove = self.countermoves[position.turn][previous & 4095] if previous else NO_MOVE
+        replies = _continuation_row(position, previous)
+        continuation = self.continuation
         failed_quiets: list[Move] = []
         pin_squares = position.pin_squares(in_check)
         checking: tuple[Bitboard, ...] | None = None
-        for move in _ordered_moves(position, hash_move, killers, countermove, history):
+        for move in _ordered_moves(position, hash_move, killers, countermove, history, continuation, replies):
             quiet = not position.is_capture(move) and not move >> 12
             if quiet and searched and (futile or quiets >= quiet_limit):
                 if checking is None:
@@ -547,9 +570,12 @@ class _Search:
                     reduction = 0
                     if (depth >= 3 and searched >= 3 and quiet and not in_check and move != countermove
                             and move not in killers and not position.in_check()):
-                        reduction = 1 if searched < 8 else 2
+                        reduction = _REDUCTIONS[min(depth, _LMR_SIZE - 1) * _LMR_SIZE + min(searched, _LMR_SIZE - 1)]
                         if pv_node:
                             reduction -= 1
+                        scored = _quiet_score(position, move, history, continuation, replies, moved=True)
+                        reduction -= (scored + LMR_HISTORY_STEP // 2) // LMR_HISTORY_STEP
+                        reduction = max(0, min(reduction, depth - 2))
                     score = -self._search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, True)
                     if score > alpha and reduction:
                         score = -self._search(depth - 1, -alpha - 1, -alpha, ply + 1, True)
@@ -564,7 +590,7 @@ class _Search:
                     alpha = score
                     if score >= beta:
                         if quiet:
-                            self._reward_quiet(move, depth, killers, history, failed_quiets, previous)
+                            self._reward_quiet(move, depth, killers, history, failed_quiets, previous, replies)
                         break
             if quiet:
                 failed_quiets.append(move)
@@ -676,18 +702,22 @@ class _Search:
         return False
 
     def _reward_quiet(self, move: Move, depth: int, killers: list[Move], history: list[int],
-                      failed_quiets: list[Move], previous: Move) -> None:
+                      failed_quiets: list[Move], previous: Move, replies: int) -> None:
         """A quiet move cut: it becomes the first killer and the countermove of *previous*,
-        gains history, and the quiet moves tried before it lose as much."""
+        gains both histories, and the quiet moves tried before it lose as much."""
         if killers[0] != move:
             killers[1] = killers[0]
             killers[0] = move
         if previous:
             self.countermoves[self.position.turn][previous & 4095] = move
         bonus = min(depth * depth + depth, HISTORY_BONUS_MAX)
+        types = self.position.types
+        continuation = self.continuation
         _update_history(history, move & 4095, bonus)
+        _update_history(continuation, replies + types[move & 63] * 64 + (move >> 6 & 63), bonus)
         for failed in failed_quiets:
             _update_history(history, failed & 4095, -bonus)
+            _update_history(continuation, replies + types[failed & 63] * 64 + (failed >> 6 & 63), -bonus)
 
     def _store(self, depth: int, score: int, alpha: int, beta: int, move: Move, ply: int) -> None:
         flag = UPPER if score <= alpha else LOWER if score >= beta else EXACT
@@ -788,12 +818,30 @@ def _update_history(history: list[int], index: int, bonus: int) -> None:
     history[index] = score + bonus - score * abs(bonus) // HISTORY_MAX
 
 
+def _continuation_row(position: Position, previous: Move) -> int:
+    """Where the continuation history's row for the replies to *previous* starts: by the piece
+    type that move brought to its destination, row 0 after no move or a null move."""
+    if not previous:
+        return 0
+    to_square = previous >> 6 & 63
+    return (position.types[to_square] * 64 + to_square) * _CONTINUATION_ROW
+
+
+def _quiet_score(position: Position, move: Move, history: list[int], continuation: list[int], replies: int,
+                 moved: bool = False) -> int:
+    """A quiet move's two histories together: from-to, and as a reply to the move before. The
+    moving piece is on the move's origin, or on its destination once the move is *moved*."""
+    to_square = move >> 6 & 63
+    piece = position.types[to_square if moved else move & 63]
+    return history[move & 4095] + continuation[replies + piece * 64 + to_square]
+
+
 def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], countermove: Move,
-                   history: list[int]) -> Iterator[Move]:
+                   history: list[int], continuation: list[int], replies: int) -> Iterator[Move]:
     """Pseudo-legal moves in search order, generated in stages because a node is often refuted
     by its first moves: the hash move before any generation, then captures that do not give
     material away (most valuable victim, cheapest attacker), then the killers and the
-    countermove, the other quiet moves (promotions first, the rest by history), and last the
+    countermove, the other quiet moves (promotions first, the rest by their histories), and last the
     captures by a more valuable piece that lose their static exchange."""
     if hash_move and position.is_pseudo_legal(hash_move):
         yield hash_move
@@ -827,7 +875,8 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], cou
         yield countermove
     else:
         countermove = NO_MOVE
-    scored = [(_PROMOTION_ORDER[move >> 12] if move >> 12 else history[move & 4095] - _QUIET_ORDER_OFFSET)
+    scored = [(_PROMOTION_ORDER[move >> 12] if move >> 12
+               else _quiet_score(position, move, history, continuation, replies) - _QUIET_ORDER_OFFSET)
               << _SCORE_SHIFT | move
               for move in position.quiet_moves()
               if move != hash_move and move != first_killer and move != second_killer and move != countermove]
