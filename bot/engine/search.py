@@ -10,9 +10,10 @@ Search features: transposition table, quiescence search on captures and queen pr
 evasions when in check; captures of defended victims by bigger pieces left out; at its first ply
 also the quiet moves that give check, since mates come early in Knightmate), move ordering in
 stages (hash move tried before any generation, captures by victim then attacker, two killers per
-ply and a countermove, quiet moves by history, captures that lose their exchange last), check
-extension, null-move pruning (only with pieces besides pawns, against zugzwang), late-move
-reductions, reverse futility, futility and late-move pruning near the leaves (never of a quiet
+ply and a countermove, quiet moves by their history and their continuation history (as replies
+to the move before), captures that lose their exchange last), check extension, null-move pruning
+(only with pieces besides pawns, against zugzwang), logarithmic late-move reductions adjusted by
+history, reverse futility, futility and late-move pruning near the leaves (never of a quiet
 check), static-exchange pruning, aspiration windows, mate-distance scores, and draws by
 repetition, the fifty-move rule (unless the side to move is mated), stalemate and insufficient
 material. More time goes to a move
@@ -82,7 +83,7 @@ PONDER_HIT_HARD_FACTOR: Final = 2.0
 TT_ENTRY_BYTES: Final = 200
 #: When the table is full, bound entries shallower than this make room first (see _make_room).
 TT_KEEP_DEPTH: Final = 3
-#: Below this depth remaining, positions whose static eval beats beta by a margin are cut.
+#: Up to this depth remaining, positions whose static eval beats beta by a margin are cut.
 REVERSE_FUTILITY_DEPTH: Final = 7
 REVERSE_FUTILITY_MARGIN: Final = 120  # centipawns per ply of depth
 #: Futility pruning margins by remaining depth (index 0 unused): a quiet move is expected to
