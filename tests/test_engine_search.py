@@ -246,18 +246,17 @@ def test_a_quiet_reply_that_cut_after_the_same_move_is_ordered_first() -> None:
     previous = encode(chess.Move.from_uci("d1h5"))
     replies = _continuation_row(position, previous)
     cut = encode(chess.Move.from_uci("g7g6"))
-    quiet_order = [move for move in _ordered_moves(position, NO_MOVE, [NO_MOVE, NO_MOVE], NO_MOVE,
-                                                   search.history[chess.BLACK], search.continuation, replies)
-                   if not position.is_capture(move)]
-    assert quiet_order[0] != cut
 
-    search._reward_quiet(cut, 6, search.killers[0], search.history[chess.BLACK], [quiet_order[0]], NO_MOVE,
-                         replies)
+    def quiet_order() -> list[int]:
+        return [move for move in _ordered_moves(position, NO_MOVE, [NO_MOVE, NO_MOVE], NO_MOVE,
+                                                search.history[chess.BLACK], search.continuation, replies)
+                if not position.is_capture(move)]
+
+    first = quiet_order()[0]
+    assert first != cut
+    search._reward_quiet(cut, 6, search.killers[0], search.history[chess.BLACK], [first], NO_MOVE, replies)
     search.history[chess.BLACK][:] = [0] * 4096  # only the continuation remembers it
-    quiet_order = [move for move in _ordered_moves(position, NO_MOVE, [NO_MOVE, NO_MOVE], NO_MOVE,
-                                                   search.history[chess.BLACK], search.continuation, replies)
-                   if not position.is_capture(move)]
-    assert quiet_order[0] == cut
+    assert quiet_order()[0] == cut
     # ... and only after that move: after no move (row 0) the reply has learnt nothing.
     other = _continuation_row(position, NO_MOVE)
     assert other != replies
