@@ -20,7 +20,7 @@ from test_engine_leaks import make_search
 
 from bot.engine import Engine, Limits, SearchResult
 from bot.engine.position import NO_MOVE, encode
-from bot.engine.search import _continuation_row, _ordered_moves
+from bot.engine.search import _LMR_SIZE, _REDUCTIONS, _continuation_row, _ordered_moves
 from variant import KnightmateBoard
 
 VARIANT = "knightmate"
@@ -220,8 +220,6 @@ def test_history_scores_stay_within_their_bound_whatever_the_updates() -> None:
 
 
 def test_late_move_reductions_grow_with_depth_and_with_the_moves_already_searched() -> None:
-    from bot.engine.search import _LMR_SIZE, _REDUCTIONS
-
     def reduction(depth: int, searched: int) -> int:
         return _REDUCTIONS[depth * _LMR_SIZE + searched]
 
