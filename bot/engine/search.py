@@ -712,13 +712,12 @@ class _Search:
         if previous:
             self.countermoves[self.position.turn][previous & 4095] = move
         bonus = min(depth * depth + depth, HISTORY_BONUS_MAX)
-        types = self.position.types
-        continuation = self.continuation
+        position, continuation = self.position, self.continuation
         _update_history(history, move & 4095, bonus)
-        _update_history(continuation, replies + types[move & 63] * 64 + (move >> 6 & 63), bonus)
+        _update_history(continuation, _reply_slot(position, move, replies), bonus)
         for failed in failed_quiets:
             _update_history(history, failed & 4095, -bonus)
-            _update_history(continuation, replies + types[failed & 63] * 64 + (failed >> 6 & 63), -bonus)
+            _update_history(continuation, _reply_slot(position, failed, replies), -bonus)
 
     def _store(self, depth: int, score: int, alpha: int, beta: int, move: Move, ply: int) -> None:
         flag = UPPER if score <= alpha else LOWER if score >= beta else EXACT
@@ -828,13 +827,17 @@ def _continuation_row(position: Position, previous: Move) -> int:
     return (position.types[to_square] * 64 + to_square) * _CONTINUATION_ROW
 
 
+def _reply_slot(position: Position, move: Move, replies: int, moved: bool = False) -> int:
+    """Where *move* sits in the continuation history's row *replies*: by the piece that moves and
+    its destination. The piece is on the move's origin, or on its destination once it is *moved*."""
+    to_square = move >> 6 & 63
+    return replies + position.types[to_square if moved else move & 63] * 64 + to_square
+
+
 def _quiet_score(position: Position, move: Move, history: list[int], continuation: list[int], replies: int,
                  moved: bool = False) -> int:
-    """A quiet move's two histories together: from-to, and as a reply to the move before. The
-    moving piece is on the move's origin, or on its destination once the move is *moved*."""
-    to_square = move >> 6 & 63
-    piece = position.types[to_square if moved else move & 63]
-    return history[move & 4095] + continuation[replies + piece * 64 + to_square]
+    """A quiet move's two histories together: from-to, and as a reply to the move before."""
+    return history[move & 4095] + continuation[_reply_slot(position, move, replies, moved)]
 
 
 def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], countermove: Move,
