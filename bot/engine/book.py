@@ -9,7 +9,7 @@ position belongs to, so a chess book would find "moves" for some Knightmate posi
 move found is checked legal on the board, and only a Knightmate book is any use.
 
 :func:`book_entry` and :func:`write_book` are the writing half, which python-chess does not have;
-``bench/make_book.py`` uses them to make the shipped book, :data:`DEFAULT_BOOK`.
+``bench/datagen/make_book.py`` uses them to make the shipped book, :data:`DEFAULT_BOOK`.
 
 This module must never search, and a book can only ever suggest a legal move.
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 import chess
 import chess.polyglot
 
-#: The book shipped with the package (package data), made by ``bench/make_book.py``.
+#: The book shipped with the package (package data), made by ``bench/datagen/make_book.py``.
 DEFAULT_BOOK = Path(__file__).resolve().parent / "data" / "knightmate.bin"
 
 #: A Polyglot entry: key, move, weight, learn; 16 bytes, big-endian.

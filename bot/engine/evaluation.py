@@ -72,7 +72,7 @@ from variant import COMMONER, ROYAL_KNIGHT
 
 # ---------------------------------------------------------------------------------------------
 # The numbers live in bot/engine/data/weights.json and are read by bot.engine.weights (data only;
-# bench/tune_evaluation.py writes that file). The first estimates took material from the rules
+# bench/training/tune_evaluation.py writes that file). The first estimates took material from the rules
 # (seed-knightmate.txt: Q 10, R 4.5, B 3.25, M 3, P 1, bishop pair +0.5) and the rest from chess
 # practice, adapted where the royal knight changes the picture; every number except the phase
 # weights and the "typical" mobility counts was then refit to game results (Texel's method,

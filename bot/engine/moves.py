@@ -110,7 +110,7 @@ def captures(position: Position, min_gain: int, skip_losing: bool = False) -> li
     that loses material, which quiescence need not look at. (This is coarser than
     :func:`static_exchange`, on purpose: with the exact exchange instead, quiescence kept
     captures that win only after a series of recaptures, and a depth-7 search of the open game
-    in ``bench/search.py`` took three times as many nodes.)
+    in ``bench/speed/search_speed.py`` took three times as many nodes.)
     """
     turn = position.turn
     enemy = position.side(not turn)

@@ -1,6 +1,6 @@
 """An NNUE evaluation: a small network whose first layer is kept up to date move by move.
 
-The network (trained by ``bench/train_nnue.py``, shipped as ``bot/engine/data/nnue.bin``):
+The network (trained by ``bench/training/train_nnue.py``, shipped as ``bot/engine/data/nnue.bin``):
 
 * 768 inputs per perspective, one per (piece colour relative to the perspective, piece type,
   square): own pieces first, then the enemy's; Black's perspective sees the board flipped

@@ -1,7 +1,7 @@
 """The evaluation's numbers: piece values, phase weights, and every number fitted to game results.
 
 Data only, kept apart from the algorithms that use them: the numbers live in
-``bot/engine/data/weights.json`` (package data), which ``bench/tune_evaluation.py --write``
+``bot/engine/data/weights.json`` (package data), which ``bench/training/tune_evaluation.py --write``
 rewrites; no tool ever edits Python source to change a number. This module reads that file once,
 checks its shape, and offers the numbers as constants, together with the tables built from them
 (:data:`MG`, :data:`EG`). It imports nothing of the engine, so the position (which keeps the

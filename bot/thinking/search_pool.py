@@ -131,7 +131,7 @@ def _worker_main(connection: Connection, hash_mb: int, book_file: str | None, jo
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="parent-watch", daemon=True).start()
     # The search holds the GIL; the listener waits for it to act on a stop or a ponder hit. At the
     # default 5 ms switch interval that wait cost a ponder miss about 10 ms of the opponent's
-    # move-to-reply time (bench/latency.py); the listener rarely runs, so a short interval is free.
+    # move-to-reply time (bench/speed/latency.py); the listener rarely runs, so a short interval is free.
     sys.setswitchinterval(LISTENER_SWITCH_INTERVAL_S)
     _engine = Engine(hash_mb=hash_mb, book=_open_book(book_file), elo=elo)
     searches: queue.Queue[_Search] = queue.Queue()

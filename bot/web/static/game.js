@@ -288,7 +288,7 @@ function renderControls() {
 }
 
 // Setting document.title takes milliseconds in Chromium (3 ms typical, 11 ms at worst in
-// bench/web_latency.py), so the tab's title follows once the frame with the update is painted.
+// bench/page/web_latency.py), so the tab's title follows once the frame with the update is painted.
 let titleWanted = document.title;
 function setTitleAfterFrame(title) {
   if (title === titleWanted) return;

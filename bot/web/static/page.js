@@ -1,5 +1,5 @@
 // What every module of the page shares: element lookup, the after-paint hook and the page's own
-// latency marks (read by the tests and bench/web_latency.py).
+// latency marks (read by the tests and bench/page/web_latency.py).
 
 export const $ = (id) => document.getElementById(id);
 

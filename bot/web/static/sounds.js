@@ -1,4 +1,4 @@
-// The sounds of a move, a capture, a check and the end of a game (made by bench/make_sounds.py),
+// The sounds of a move, a capture, a check and the end of a game (made by bench/page/make_sounds.py),
 // and the mute switch, remembered by the browser.
 import { $ } from "./page.js";
 

@@ -1,0 +1,88 @@
+"""Takes the pictures of ``knightmate-bot play``'s page: a real game against the bot, in progress.
+
+Starts ``play`` (the real bot) and headless Chromium, and plays White through the page by clicks,
+each move the built-in engine's choice (so the position is one a game reaches, not a test's),
+for ``--moves`` moves; then draws an arrow on the board as a person would (right-button drag) and
+saves the page at desktop size (``--out``, the README's docs/play.png) and at a 390 px phone's
+width (beside it, ``-phone`` added).
+
+    python -m bench.page.page_screenshots --out docs/play.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.actions.mouse_button import MouseButton
+
+from bench.page import browser_page
+from bench.page.browser_page import Page
+from bot.engine import Engine, Limits  # type: ignore[attr-defined,unused-ignore]
+from variant import KnightmateBoard
+
+
+def play_moves(page: Page, moves: int, movetime_ms: int) -> None:
+    engine = Engine(hash_mb=16)
+    for _ in range(moves):
+        page.wait_your_move()
+        board = KnightmateBoard(page.fen())
+        move = engine.search(board, Limits(movetime_ms=movetime_ms)).move
+        uci = board.uci(move)
+        page.move_by_clicks(uci[:2], uci[2:4])
+        if len(uci) == 5:
+            page.find(f'#promotion button[data-promotion="{uci[4]}"]').click()
+        if page.find("#status").get_attribute("data-result") is not None:
+            return
+
+
+def draw_arrow(page: Page, origin: str, target: str) -> None:
+    """A right-button drag from *origin* to *target*: chessgroundx draws an arrow."""
+    board = page.board()
+    (x1, y1), (x2, y2) = page.offset(origin), page.offset(target)
+    actions = ActionBuilder(page.driver)
+    actions.pointer_action.move_to(board, x1, y1).pointer_down(MouseButton.RIGHT).pause(0.1) \
+        .move_to(board, (x1 + x2) // 2, (y1 + y2) // 2).pause(0.1).move_to(board, x2, y2).pause(0.1) \
+        .pointer_up(MouseButton.RIGHT)
+    actions.perform()
+    page.wait.until(lambda d: page.read('return document.querySelector("#board").kmBoard.state.drawable.shapes.length'))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("docs/play.png"))
+    parser.add_argument("--moves", type=int, default=11, help="White's moves before the picture (default: 11)")
+    parser.add_argument("--movetime-ms", type=int, default=300)
+    args = parser.parse_args(argv)
+    problem = browser_page.missing()
+    if problem is not None:
+        print(f"page_screenshots: {problem}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="knightmate-screenshots-") as temporary:
+        directory = Path(temporary)
+        config = browser_page.write_play_config(directory, move_time_ms=400, move_overhead_ms=50)
+        with browser_page.play_server(config) as url, browser_page.chromium(directory / "downloads") as driver:
+            driver.set_window_size(1280, 800)
+            page = Page(driver)
+            page.open(url)
+            page.start_game(color="white", preset="10+5")
+            play_moves(page, args.moves, args.movetime_ms)
+            page.wait_your_move()
+            board = KnightmateBoard(page.fen())
+            idea = Engine(hash_mb=16).search(board, Limits(movetime_ms=args.movetime_ms)).move.uci()
+            draw_arrow(page, idea[:2], idea[2:4])
+            driver.execute_script("window.scrollTo(0, 0)")
+            page.screenshot(args.out.parent, args.out.stem)
+            driver.set_window_size(390, 844)
+            page.wait.until(lambda d: d.execute_script("return window.innerWidth") <= 390)
+            driver.execute_script("window.scrollTo(0, 0)")
+            phone = page.screenshot(args.out.parent, f"{args.out.stem}-phone")
+    print(f"wrote {args.out} and {phone}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,261 @@
+"""The search finds mates, plays only legal moves, scores draws as draws and keeps its time.
+
+Mate positions were found by search and proved with Fairy-Stockfish (pyffish) as the referee:
+every defence was tried with pyffish's move generator and each line ends in a position where
+pyffish sees no legal move and a check; none of the mates in 2 or 3 has a shorter mate.
+"""
+
+from __future__ import annotations
+
+import pickle
+import random
+import threading
+import time
+
+import chess
+import pyffish
+import pytest
+
+from bot.engine import Engine, Limits, SearchResult
+from bot.engine.position import NO_MOVE, encode
+from bot.engine.search import _LMR_SIZE, _REDUCTIONS, _continuation_row, _ordered_moves
+from tests.engine.test_engine_leaks import make_search
+from tests.helpers.random_positions import random_positions
+from variant import KnightmateBoard
+
+VARIANT = "knightmate"
+
+
+def pyffish_mated(fen: str, moves: list[str]) -> bool:
+    return not pyffish.legal_moves(VARIANT, fen, moves) and bool(pyffish.gives_check(VARIANT, fen, moves))
+
+
+def search(fen: str, **limits: int) -> tuple[KnightmateBoard, SearchResult]:
+    board = KnightmateBoard(fen)
+    return board, Engine(hash_mb=16).search(board, Limits(**limits))
+
+
+MATES_IN_ONE = [
+    "k7/7p/8/8/8/8/2Q5/7K w - - 0 1",  # Qc6#, the royal knight far away
+    "8/8/7k/8/K7/8/M3Q3/8 w - - 0 1",
+    "8/5Q2/8/8/8/5M2/1K5k/8 w - - 0 1",
+    "8/2R5/8/4K3/7Q/k7/8/8 w - - 0 1",
+]
+MATES_IN_TWO = [
+    "8/3Q4/8/8/8/8/K4k2/8 w - - 0 1",  # the queen alone: its royal knight is far from the action
+    "1K6/8/8/8/8/4k3/8/1Q6 w - - 0 1",
+    "1k6/8/4K1Q1/8/8/8/2R5/8 w - - 0 1",
+]
+MATES_IN_THREE = [
+    "5K2/5Q2/8/8/8/8/2k5/8 w - - 0 1",  # the queen alone again
+    "8/8/8/6R1/7K/7k/2R5/8 w - - 0 1",  # two rooks
+    "4Q3/8/8/2k5/8/8/m2K4/8 w - - 0 1",  # queen against a commoner
+]
+
+
+@pytest.mark.parametrize("fen", MATES_IN_ONE)
+def test_finds_mate_in_one(fen: str) -> None:
+    board, result = search(fen, depth=3)
+    assert result.mate == 1 and result.score_cp is None
+    assert result.move is not None
+    assert pyffish_mated(fen, [board.uci(result.move)])
+
+
+def play_out(fen: str, attacker_moves: int, depth: int) -> list[str]:
+    """Both sides played by the engine until the attacker has made *attacker_moves* moves."""
+    board = KnightmateBoard(fen)
+    engine = Engine(hash_mb=16)
+    moves: list[str] = []
+    for _ in range(2 * attacker_moves - 1):
+        result = engine.search(board, Limits(depth=depth))
+        if result.move is None:
+            break
+        moves.append(board.uci(result.move))
+        board.push(result.move)
+    return moves
+
+
+@pytest.mark.parametrize(("fen", "n"), [(fen, 2) for fen in MATES_IN_TWO] + [(fen, 3) for fen in MATES_IN_THREE])
+def test_finds_forced_mate_and_delivers_it(fen: str, n: int) -> None:
+    _, result = search(fen, depth=2 * n + 1)
+    assert result.mate == n
+    moves = play_out(fen, n, 2 * n + 1)
+    assert len(moves) == 2 * n - 1
+    assert pyffish_mated(fen, moves)
+
+
+def test_reports_being_mated_as_negative_mate() -> None:
+    # Black to move after 1. Qb3 in the mate-in-two position: mated next move whatever it does.
+    board = KnightmateBoard("8/3Q4/8/8/8/8/K4k2/8 w - - 0 1")
+    first = Engine(hash_mb=16).search(board, Limits(depth=5)).move
+    assert first is not None
+    board.push(first)
+    result = Engine(hash_mb=16).search(board, Limits(depth=4))
+    assert result.mate == -1
+
+
+def test_checkmated_position_returns_no_move() -> None:
+    board = KnightmateBoard("k7/7p/8/8/8/8/2Q5/7K w - - 0 1")
+    board.push_uci("c2c6")
+    result = Engine().search(board, Limits(depth=3))
+    assert result.move is None and result.mate == 0
+
+
+def test_stalemate_returns_no_move_and_a_draw_score() -> None:
+    # Black's royal knight on a8 has b6 and c7, both covered by the queen on c6... from b5/c5:
+    fen = "k7/8/8/2Q5/8/8/8/7K b - - 0 1"
+    board = KnightmateBoard(fen)
+    assert not pyffish.legal_moves(VARIANT, fen, []) and not pyffish.gives_check(VARIANT, fen, [])
+    result = Engine().search(board, Limits(depth=3))
+    assert result.move is None and result.score_cp == 0 and result.mate is None
+
+
+def test_insufficient_material_scores_as_draw() -> None:
+    _, result = search("8/8/3k4/8/8/2B5/8/5K2 w - - 0 1", depth=4)
+    assert result.score_cp == 0
+
+
+def test_fifty_move_rule_scores_winning_material_as_draw() -> None:
+    # A queen up, but the next quiet move makes it a draw and nothing mates at once.
+    _, result = search("8/8/3k4/8/8/8/2Q5/5K2 w - - 99 80", depth=4)
+    assert result.score_cp == 0
+
+
+def test_side_behind_takes_a_repetition() -> None:
+    board = KnightmateBoard("rmb1kbmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w - - 0 1")
+    for uci in ("e1f3", "e8f6", "f3e1"):
+        board.push_uci(uci)
+    result = Engine().search(board, Limits(depth=4))
+    assert result.move == chess.Move.from_uci("f6e8")
+    assert result.score_cp == 0
+
+
+@pytest.mark.parametrize("fen", [
+    # The white queen is attacked by a pawn and can be lost in many ways; it must step to safety.
+    "rmbqkbmr/ppp1pppp/8/3p4/2Q5/8/PPPPPPPP/RMB1KBMR w - - 0 1",
+    "rmb1kbmr/pppp1ppp/4p3/8/3Q4/2p5/PPP1PPPP/RMB1KBMR w - - 0 1",
+    "rmbqkbmr/pppp1ppp/8/4p3/5Q2/8/PPPPPPPP/RMB1KBMR w - - 0 1",
+])
+def test_never_leaves_queen_hanging(fen: str) -> None:
+    board, result = search(fen, depth=3)
+    assert result.move is not None
+    board.push(result.move)
+    queen = board.queens & board.occupied_co[chess.WHITE]
+    assert queen, "the queen was given away"
+    queen_square = chess.msb(queen)
+    capturers = board.attackers_mask(chess.BLACK, queen_square)
+    defended = board.attackers_mask(chess.WHITE, queen_square)
+    assert not capturers or (defended and all(board.piece_type_at(s) == chess.QUEEN
+                                              for s in chess.scan_forward(capturers)))
+
+
+
+
+def test_every_returned_move_is_legal_and_the_board_is_untouched() -> None:
+    engine = Engine(hash_mb=16)
+    for board in random_positions(25, seed=4, plies=range(4, 60), unfinished=True):
+        fen, stack = board.fen(), list(board.move_stack)
+        result = engine.search(board, Limits(nodes=600))
+        assert result.move in board.legal_moves
+        assert all(isinstance(move, chess.Move) for move in result.pv)
+        assert board.fen() == fen and board.move_stack == stack
+
+
+def test_movetime_200_ms_returns_within_budget() -> None:
+    board = KnightmateBoard("r1bqkb1r/ppp2ppp/2m2m2/3pp3/4P3/2M2M2/PPPP1PPP/R1BQKB1R w KQkq - 0 4")
+    started = time.perf_counter()
+    result = Engine().search(board, Limits(movetime_ms=200, move_overhead_ms=0))
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    assert result.move in board.legal_moves
+    assert elapsed_ms < 200 + 100  # slack for a loaded machine: the bot holds back 100 ms too
+
+
+def test_clock_budget_leaves_the_overhead_unspent() -> None:
+    board = KnightmateBoard()
+    started = time.perf_counter()
+    result = Engine().search(board, Limits(wtime_ms=400, btime_ms=400, move_overhead_ms=100))
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    assert result.move in board.legal_moves
+    assert elapsed_ms < 300
+
+
+def test_stop_event_ends_an_infinite_search() -> None:
+    stop = threading.Event()
+    infos: list[SearchResult] = []
+    timer = threading.Timer(0.2, stop.set)
+    timer.start()
+    started = time.perf_counter()
+    result = Engine().search(KnightmateBoard(), Limits(infinite=True), stop=stop, on_info=infos.append)
+    timer.join()
+    assert time.perf_counter() - started < 1.0
+    assert result.move in KnightmateBoard().legal_moves
+    assert infos and [info.depth for info in infos] == list(range(1, len(infos) + 1))
+
+
+@pytest.mark.parametrize("nodes", [1, 50, 500])
+def test_node_limit_is_respected(nodes: int) -> None:
+    result = Engine().search(KnightmateBoard(), Limits(nodes=nodes))
+    assert result.nodes <= nodes
+    assert result.move in KnightmateBoard().legal_moves
+
+
+def test_search_result_survives_pickling_for_worker_processes() -> None:
+    result = Engine().search(KnightmateBoard(), Limits(depth=2))
+    assert pickle.loads(pickle.dumps(result)) == result
+
+
+def test_history_scores_stay_within_their_bound_whatever_the_updates() -> None:
+    # Gravity: each update takes off the share of the bonus the score already has of the bound,
+    # so no run of rewards or penalties (here 2500 per move, random signs) pushes a score past it.
+    from bot.engine.search import HISTORY_BONUS_MAX, HISTORY_MAX, _update_history
+
+    rng = random.Random(3)
+    history = [0] * 4096
+    for _ in range(20_000):
+        _update_history(history, rng.randrange(8), rng.choice((1, -1)) * rng.randint(1, HISTORY_BONUS_MAX))
+    assert max(abs(score) for score in history) <= HISTORY_MAX
+    for _ in range(200):
+        _update_history(history, 0, HISTORY_BONUS_MAX)
+    assert HISTORY_MAX - HISTORY_BONUS_MAX < history[0] <= HISTORY_MAX
+
+
+def test_late_move_reductions_grow_with_depth_and_with_the_moves_already_searched() -> None:
+    def reduction(depth: int, searched: int) -> int:
+        return _REDUCTIONS[depth * _LMR_SIZE + searched]
+
+    for depth in range(3, _LMR_SIZE):
+        for searched in range(3, _LMR_SIZE):
+            assert reduction(depth, searched) >= 1
+            assert reduction(depth, searched) >= reduction(depth - 1, searched)
+            assert reduction(depth, searched) >= reduction(depth, searched - 1)
+    assert reduction(3, 3) == 1  # the old rule's single ply where reductions begin
+    assert reduction(12, 30) >= 4
+
+
+def test_a_quiet_reply_that_cut_after_the_same_move_is_ordered_first() -> None:
+    # The continuation history: after White's Qd1-h5, Black's quiet reply g7-g6 refuted it in
+    # some other search, so here it comes before every other quiet move, which plain history
+    # (all zero) cannot tell apart.
+    board = KnightmateBoard()
+    for uci in ("e2e4", "e7e5", "d1h5"):
+        board.push_uci(uci)
+    search = make_search(board.fen())
+    position = search.position
+    previous = encode(chess.Move.from_uci("d1h5"))
+    replies = _continuation_row(position, previous)
+    cut = encode(chess.Move.from_uci("g7g6"))
+
+    def quiet_order() -> list[int]:
+        return [move for move in _ordered_moves(position, NO_MOVE, [NO_MOVE, NO_MOVE], NO_MOVE,
+                                                search.history[chess.BLACK], search.continuation, replies)
+                if not position.is_capture(move)]
+
+    first = quiet_order()[0]
+    assert first != cut
+    search._reward_quiet(cut, 6, search.killers[0], search.history[chess.BLACK], [first], NO_MOVE, replies)
+    search.history[chess.BLACK][:] = [0] * 4096  # only the continuation remembers it
+    assert quiet_order()[0] == cut
+    # ... and only after that move: after no move (row 0) the reply has learnt nothing.
+    other = _continuation_row(position, NO_MOVE)
+    assert other != replies
+    assert search.continuation[other + position.types[cut & 63] * 64 + (cut >> 6 & 63)] == 0

@@ -1,0 +1,733 @@
+"""``knightmate-bot play`` in a real browser: a person plays the bot on the page, through the page only.
+
+One ``play`` (sandbox, the real bot with a config, the page) serves the whole module; headless
+Chromium clicks and drags on the board's squares. The bot's config refuses games faster than 2+0,
+so a 1+0 challenge shows its decline reason. Screenshots go to ``tests/screenshots`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webdriver import WebDriver
+
+from bench.page import browser_page
+from bench.page.browser_page import Page
+from bot.sandbox import Sandbox
+from bot.web.server import PageServer
+
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+
+#: White to move mates in two, and Black's one reply in between is forced: Qf8 Kg4 Qf4#.
+MATE_IN_TWO = "8/8/8/2Q1R3/3K4/8/7k/8 w - - 0 1"
+#: White mates in one: Qf4#... (the same position one move on).
+MATE_IN_ONE = "8/5Q2/8/4R3/3K2k1/8/8/8 w - - 0 1"
+#: White's pawn on b7 promotes.
+PROMOTION = "4k3/1P6/8/8/8/8/8/K6R w - - 0 1"
+#: Black (the bot) without its queen and rooks: clearly lost, so it takes a draw offered.
+BLACK_LOST = "1mb1kbm1/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQ - 0 1"
+
+CONFIG = """\
+challenge:
+  concurrency: 16
+  min_base: 120
+engine:
+  max_move_time_ms: 150
+  move_overhead_ms: 50
+  ponder: false
+  workers: 1
+  hash_mb: 8
+game:
+  pgn_dir: {pgn_dir}
+  greeting: "Hello from the test bot"
+bot:
+  log_level: WARNING
+"""
+
+
+@pytest.fixture(scope="module")
+def downloads(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def pgn_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("games")
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory, pgn_dir: Path) -> Iterator[str]:
+    config = tmp_path_factory.mktemp("config") / "config.yml"
+    config.write_text(CONFIG.format(pgn_dir=pgn_dir), encoding="utf-8")
+    with browser_page.play_server(config) as page_url:
+        yield page_url
+
+
+@pytest.fixture(scope="module")
+def driver(downloads: Path) -> Iterator[WebDriver]:
+    problem = browser_page.missing()
+    if problem is not None:
+        if os.environ.get("KNIGHTMATE_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"the browser tests must run here: {problem}")
+        pytest.skip(f"no browser for the page tests: {problem}")
+    with browser_page.chromium(downloads) as chrome:
+        yield chrome
+
+
+@pytest.fixture
+def page(driver: WebDriver, url: str) -> Iterator[Page]:
+    driver.set_window_size(1200, 900)
+    page = Page(driver)
+    page.open(url)
+    yield page
+    for handle in driver.window_handles[1:]:
+        driver.switch_to.window(handle)
+        driver.close()
+    driver.switch_to.window(driver.window_handles[0])
+
+
+def test_a_whole_game_played_by_clicks_ends_in_mate(page: Page, pgn_dir: Path) -> None:
+    page.screenshot(SCREENSHOTS, "1-start")
+    game_id = page.start_game(color="white", fen=MATE_IN_TWO)
+    page.wait_your_move()
+    page.click("c5")
+    page.wait.until(lambda d: "f8" in page.targets())
+    page.screenshot(SCREENSHOTS, "2-legal-targets")
+    page.click("f8")
+    page.wait_plies(2)  # the bot's only reply
+    assert page.sans() == ["Qf8", "Kg4"]
+    page.wait_your_move()
+    page.move_by_clicks("f8", "f4")
+    result = page.wait_over()
+    assert result.startswith("1-0") and "Checkmate" in result
+    assert page.sans() == ["Qf8", "Kg4", "Qf4#"]
+    assert page.marked("check") == {"g4"}
+    page.screenshot(SCREENSHOTS, "4-end")
+    page.wait.until(lambda d: (pgn_dir / f"{game_id}.pgn").exists())
+    assert "Qf4#" in (pgn_dir / f"{game_id}.pgn").read_text(encoding="utf-8")
+
+
+def test_the_downloaded_pgn_is_the_bots_own_file(page: Page, pgn_dir: Path, downloads: Path) -> None:
+    game_id = page.start_game(color="white", fen=MATE_IN_ONE)
+    page.wait_your_move()
+    page.move_by_clicks("f7", "f4")
+    page.wait_over()
+    page.find("#pgn-panel summary").click()
+    page.wait.until(lambda d: "Qf4#" in str(page.find("#pgn").get_attribute("value")))
+    page.find("#download-pgn").click()
+    downloaded = downloads / f"knightmate-{game_id}.pgn"
+    page.wait.until(lambda d: downloaded.exists() and downloaded.stat().st_size > 0)
+    bots = (pgn_dir / f"{game_id}.pgn").read_text(encoding="utf-8")
+    assert downloaded.read_text(encoding="utf-8") == bots
+    assert page.find("#pgn").get_attribute("value") == bots
+    assert '[Result "1-0"]' in bots and '[White "you"]' in bots
+
+
+#: White, a queen and a rook up, mates a lone royal knight in a few moves.
+QUEEN_AND_ROOK_UP = "4k3/8/8/8/8/8/8/QR2K3 w - - 0 1"
+
+
+def test_a_whole_game_against_the_computer_at_level_1(page: Page, pgn_dir: Path) -> None:
+    from bot.engine import Engine, Limits
+    from variant import KnightmateBoard
+
+    game_id = page.start_game(color="white", fen=QUEEN_AND_ROOK_UP, level="1", preset="5+3")
+    assert "computer-1" in page.text("#top-player .name")
+    engine = Engine(hash_mb=8)
+    for _ in range(40):  # White's moves, the engine's choice, until the game ends
+        if page.find("#status").get_attribute("data-result") is not None:
+            break
+        page.wait.until(lambda d: page.text("#status") == "Your move"
+                        or page.find("#status").get_attribute("data-result") is not None)
+        if page.find("#status").get_attribute("data-result") is not None:
+            break
+        board = KnightmateBoard(page.fen())
+        move = engine.search(board, Limits(movetime_ms=100)).move
+        assert move is not None
+        plies = len(page.sans())
+        page.move_by_clicks(board.uci(move)[:2], board.uci(move)[2:4])
+        page.wait.until(lambda d, before=plies: len(page.sans()) >= before + 2
+                        or page.find("#status").get_attribute("data-result") is not None)
+    result = page.wait_over()
+    assert result.startswith("1-0") and "Checkmate" in result, result
+    assert not (pgn_dir / f"{game_id}.pgn").exists()  # the bot did not play it: the computer did
+
+
+def test_a_drag_and_drop_move_is_played_and_an_illegal_drop_changes_nothing(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.wait.until(lambda d: "s to make the first move" in page.text("#countdown"))
+    start = page.fen()
+    page.drag("e2", "e5")  # a pawn cannot go there
+    page.wait.until(lambda d: not page.targets() and page.piece_on("e2") == "wp")
+    assert page.fen() == start and page.sans() == [] and page.piece_on("e5") is None
+    assert page.text("#status") == "Your move"
+    page.drag("e2", "e4")
+    page.wait_plies(1)
+    assert page.sans()[0] == "e4"
+    page.wait_plies(2)  # the bot answered the dragged move: the server took it
+    assert page.piece_on("e4") == "wp" and page.piece_on("e2") is None
+    page.wait.until(lambda d: not page.find("#countdown").is_displayed())  # both sides have moved
+
+
+def test_a_pawn_promotes_to_a_commoner_through_the_picker(page: Page) -> None:
+    page.start_game(color="white", fen=PROMOTION)
+    page.wait_your_move()
+    page.click("b7")
+    page.wait.until(lambda d: "b8" in page.targets())
+    page.click("b8")
+    page.wait.until(lambda d: page.find("#promotion").is_displayed())
+    choices = [button.get_attribute("data-promotion") for button in page.find_all("#promotion button")]
+    assert choices == ["m", "q", "r", "b"]
+    page.screenshot(SCREENSHOTS, "3-promotion-picker")
+    page.find('#promotion button[data-promotion="m"]').click()
+    page.wait_plies(1)
+    assert page.sans()[0] == "b8=M"
+    assert page.piece_on("b8") == "wm"
+
+
+def test_a_reload_mid_game_resumes_with_moves_and_clocks(page: Page) -> None:
+    game_id = page.start_game(color="white", preset="5+3")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    page.wait_plies(2)
+    page.wait_your_move()
+    page.move_by_clicks("d2", "d4")  # the third ply: the clocks run from here
+    page.wait_plies(4)
+    page.wait_your_move()
+    page.screenshot(SCREENSHOTS, "game-in-progress")
+    before = page.sans()
+    clocks = page.clocks_ms()
+    reloaded_at = time.monotonic()
+    page.driver.refresh()
+    page.wait.until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+    page.wait_plies(len(before))
+    assert page.game_id() == game_id and page.sans() == before
+    elapsed_ms = (time.monotonic() - reloaded_at) * 1000
+    after = page.clocks_ms()
+    assert abs(after["top"] - clocks["top"]) <= 150  # the bot's clock is stopped: unchanged
+    # Ours runs: it went down by about the time the reload took, and not more.
+    assert clocks["bottom"] - elapsed_ms - 300 <= after["bottom"] <= clocks["bottom"] + 150
+    assert page.text("#status") == "Your move"
+
+
+def test_the_pgn_panel_follows_the_game_with_its_real_headers(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.find("#pgn-panel summary").click()
+    page.wait.until(lambda d: '[White "you"]' in str(page.find("#pgn").get_attribute("value")))
+    text = str(page.find("#pgn").get_attribute("value"))
+    assert '[Black "knightmate-bot"]' in text and '[TimeControl "180+2"]' in text and '[Result "*"]' in text
+    assert '"?"' not in text
+    page.move_by_clicks("e2", "e4")
+    page.wait_plies(2)
+    page.wait.until(lambda d: "1. e4 " in str(page.find("#pgn").get_attribute("value")))  # no click needed
+    assert page.sans()[1] in str(page.find("#pgn").get_attribute("value"))
+
+
+def test_resigning_ends_the_game_for_the_bot(page: Page, pgn_dir: Path) -> None:
+    game_id = page.start_game(color="black")
+    page.wait_plies(1)  # the bot moved first
+    page.wait_your_move()
+    page.move_by_clicks("e7", "e5")
+    page.wait_plies(3)
+    page.find("#resign").click()
+    page.wait.until(lambda d: "armed" in str(page.find("#resign").get_attribute("class")))
+    page.find("#resign").click()
+    result = page.wait_over()
+    assert result.startswith("1-0") and "resigned" in result
+    page.wait.until(lambda d: (pgn_dir / f"{game_id}.pgn").exists())
+    assert '[Result "1-0"]' in (pgn_dir / f"{game_id}.pgn").read_text(encoding="utf-8")
+
+
+def test_a_draw_offer_the_bot_is_clearly_losing_is_accepted(page: Page) -> None:
+    page.start_game(color="white", fen=BLACK_LOST)
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    page.wait_your_move()  # the bot has replied, having searched a lost position
+    page.find("#draw").click()
+    result = page.wait_over()
+    assert result.startswith("\u00BD-\u00BD") and "Draw" in result
+    assert page.find("#draw-offer").is_displayed() is False
+
+
+def test_a_draw_offer_in_a_level_game_is_declined_by_the_bots_move(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.find("#draw").click()
+    page.wait.until(lambda d: page.text("#draw-offer").startswith("You offer a draw"))
+    assert page.find("#draw").get_attribute("disabled") is not None
+    page.move_by_clicks("e2", "e4")
+    page.wait.until(lambda d: page.text("#draw-offer").endswith("declined the draw."))
+    assert page.find("#draw").get_attribute("disabled") is None
+    assert page.text("#status") == "Your move"
+
+
+def test_the_opponents_draw_offer_is_shown_and_taken_on_the_page(driver: WebDriver) -> None:
+    with Sandbox("lichess") as sandbox:
+        sandbox.add_opponent("statue", strategy="idle")
+        seat = sandbox.add_person("you", bot="statue")
+        with PageServer(("127.0.0.1", 0), seat, "key", lambda game_id: None) as server:
+            serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1})
+            serving.start()
+            try:
+                page = Page(driver)
+                page.open(f"{server.url}/?key=key")
+                declined = page.start_game(color="white")
+                sandbox.offer_draw(declined, "statue")
+                page.wait.until(lambda d: page.find("#draw-decline").is_displayed())
+                assert page.text("#draw-text") == "BOT statue offers a draw."
+                page.find("#draw-decline").click()
+                page.wait.until(lambda d: not page.find("#draw-offer").is_displayed())
+                assert sandbox.game(declined).status == "started"
+                page.find("#abort").click()
+                page.wait_over()
+                accepted = page.start_game(color="white")
+                sandbox.offer_draw(accepted, "statue")
+                page.wait.until(lambda d: page.find("#draw-accept").is_displayed())
+                page.find("#draw-accept").click()
+                assert page.wait_over().startswith("\u00BD-\u00BD")
+                assert sandbox.game(accepted).status == "draw"
+            finally:
+                sandbox.stop()
+                server.shutdown()
+                server.close_connections()
+                serving.join()
+
+
+def test_a_time_control_the_bot_refuses_shows_its_reason(page: Page) -> None:
+    page.challenge(preset="1+0")
+    page.wait.until(lambda d: page.find("#challenge-message").get_attribute("data-reason") == "tooFast")
+    assert "too fast" in page.text("#challenge-message")
+    assert page.game_id() is None
+
+
+def test_a_bad_fen_is_refused_with_a_clear_message(page: Page) -> None:
+    page.challenge(fen="this is not a position")
+    page.wait.until(lambda d: "FEN" in page.text("#challenge-message"))
+    assert page.game_id() is None
+
+
+def test_hostile_pastes_get_clear_messages_and_the_page_keeps_working(page: Page) -> None:
+    page.challenge(fen="rmbq1bmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQ - 0 1")
+    page.wait.until(lambda d: "black has no royal knight" in page.text("#challenge-message"))
+    page.challenge(fen="4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1")
+    page.wait.until(lambda d: "castling rights do not match" in page.text("#challenge-message"))
+    page.read('document.getElementById("fen").value = "1. e4 e5 ".repeat(104858)')  # a megabyte pasted
+    page.find("#challenge").click()
+    page.wait.until(lambda d: "a FEN is one line of at most 120 characters" in page.text("#challenge-message"))
+    assert page.find("#challenge-message").is_displayed() and page.game_id() is None
+    page.start_game(color="white")  # and the page plays on
+    page.wait_your_move()
+
+
+def test_a_second_tab_follows_the_game_live(page: Page) -> None:
+    game_id = page.start_game(color="white")
+    page.wait_your_move()
+    first_tab = page.driver.current_window_handle
+    address = page.driver.current_url.split("#")[0]
+    page.driver.switch_to.new_window("tab")
+    watcher = Page(page.driver)
+    watcher.open(f"{address}#game/{game_id}")
+    watcher.wait.until(lambda d: watcher.ply() == 0)
+    watcher.wait.until(lambda d: watcher.find(f'#games button[data-game="{game_id}"].current'))
+    page.driver.switch_to.window(first_tab)
+    page.move_by_clicks("d2", "d4")
+    page.wait_plies(2)
+    mine = page.sans()
+    page.driver.switch_to.window(watcher.driver.window_handles[-1])
+    watcher.wait_plies(2)
+    assert watcher.sans()[:2] == mine[:2]
+    watcher.wait.until(lambda d: "Hello from the test bot" in watcher.text("#chat-lines"))
+
+
+def test_the_page_fits_a_phone(page: Page) -> None:
+    page.driver.set_window_size(390, 844)
+    page.start_game(color="white")
+    page.wait_your_move()
+    width = page.driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1]
+    board = page.find("#board").rect
+    assert board["width"] >= 300 and board["x"] >= 0
+    page.move_by_clicks("e2", "e4")
+    page.screenshot(SCREENSHOTS, "5-phone")
+
+
+def test_clicks_land_on_their_squares_after_the_page_moved_the_board(page: Page) -> None:
+    """At this size the game panel brings a scroll bar and the clocks' row pushes the board down:
+    the board must take its new place, not the one it had when drawn (a square off, before)."""
+    page.driver.set_window_size(1280, 800)
+    before = page.read('return JSON.stringify(document.querySelector("#board cg-board").getBoundingClientRect())')
+    page.start_game(color="white")
+    page.wait_your_move()
+    after = page.read('return JSON.stringify(document.querySelector("#board cg-board").getBoundingClientRect())')
+    assert before != after  # the board did move
+    page.move_by_clicks("d2", "d4")
+    assert page.sans()[0] == "d4"
+
+
+def test_stepping_through_the_moves_with_keys_and_buttons_while_the_game_goes_on(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    page.wait_plies(2)
+    page.wait_your_move()
+    live = page.fen()
+    body = page.find("body")
+    body.send_keys(Keys.ARROW_LEFT)
+    page.wait.until(lambda d: page.ply() == 1)
+    assert page.read('return document.querySelector("#moves .current").dataset.ply') == "1"
+    assert page.piece_on("e4") == "wp" and page.fen() != live
+    page.click("d2")
+    assert page.selected() is None and page.targets() == set()  # no moves from a position of the past
+    page.find("#first").click()
+    page.wait.until(lambda d: page.ply() == 0 and page.piece_on("e2") == "wp")
+    page.find("#forward").click()
+    page.wait.until(lambda d: page.ply() == 1)
+    body.send_keys(Keys.END)
+    page.wait.until(lambda d: page.ply() == 2 and page.fen() == live)
+    page.move_by_clicks("d2", "d4")  # back at the present, the board plays again
+
+
+def test_watching_the_bot_play_its_sparring_partner_live(page: Page) -> None:
+    page.find("#exhibition").click()
+    page.wait.until(lambda d: page.game_id() is not None and page.ply() is not None)
+    game_id = page.game_id()
+    page.wait.until(lambda d: page.find(f'#games button[data-game="{game_id}"]'))
+    names = {page.text("#top-player .name"), page.text("#bottom-player .name")}
+    assert any("knightmate-bot" in name for name in names) and any("sparring" in name for name in names), names
+    page.wait.until(lambda d: len(page.sans()) >= 4)
+    seen = len(page.sans())
+    # It goes on move by move (or it ended meanwhile, and the page shows how).
+    page.wait.until(lambda d: len(page.sans()) > seen or page.find("#status").get_attribute("data-result"))
+    assert page.targets() == set() and "You" not in names
+    for button in ("#resign", "#abort", "#draw", "#rematch"):  # a spectator has no player's buttons
+        assert not page.find(button).is_displayed(), button
+
+
+def test_moves_sound_and_the_mute_switch_is_remembered(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    assert page.read("return document.body.dataset.lastSound") == "move"
+    page.find("#mute").click()
+    page.driver.refresh()
+    page.wait.until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+    page.wait_your_move()
+    assert page.text("#mute") == "Sound off" and page.find("#mute").get_attribute("aria-pressed") == "true"
+    page.move_by_clicks("d2", "d4")
+    page.wait_plies(4)
+    assert page.read("return document.body.dataset.lastSound") is None  # neither ours nor the bot's
+    page.find("#mute").click()  # the next test's page has sound again
+    assert page.text("#mute") == "Sound on"
+
+
+def test_a_game_that_does_not_exist_is_said_so(page: Page) -> None:
+    page.driver.get(page.driver.current_url.split("#")[0] + "#game/nosuchgame")
+    page.wait.until(lambda d: page.find("#notice").is_displayed())
+    assert page.text("#notice") == "No such game"
+
+
+def test_chat_reaches_the_bot_and_its_answer_comes_back(page: Page) -> None:
+    page.start_game(color="white")
+    page.wait_your_move()
+    page.find("#chat-text").send_keys("!name")
+    page.find("#chat-form button").click()
+    page.wait.until(lambda d: "!name" in page.text("#chat-lines"))
+    page.wait.until(lambda d: page.text("#chat-lines").count("knightmate-bot") >= 2)  # greeting, then the answer
+    assert "knightmate-bot 0.1.0" in page.text("#chat-lines")
+
+
+def test_the_bot_plays_the_page_on_the_pychess_dialect_too(driver: WebDriver, tmp_path: Path) -> None:
+    config = tmp_path / "config.yml"
+    config.write_text(CONFIG.format(pgn_dir=tmp_path / "games"), encoding="utf-8")
+    with browser_page.play_server(config, dialect="pychess") as url:
+        driver.set_window_size(1200, 900)
+        page = Page(driver)
+        page.open(url)
+        game_id = page.start_game(color="white", fen=MATE_IN_TWO)
+        page.wait_your_move()
+        assert not page.find("#draw").is_displayed()  # pychess's Bot API carries no draw offers
+        page.move_by_clicks("c5", "f8")
+        page.wait_plies(2)
+        page.wait_your_move()
+        page.move_by_clicks("f8", "f4")
+        assert page.wait_over().startswith("1-0")
+        page.wait.until(lambda d: (tmp_path / "games" / f"{game_id}.pgn").exists())
+
+
+def test_abort_while_allowed_then_a_rematch_with_the_colours_swapped(page: Page) -> None:
+    first = page.start_game(color="white")
+    page.wait_your_move()
+    assert page.find("#abort").is_enabled() and not page.find("#resign").is_enabled()
+    page.find("#abort").click()
+    result = page.wait_over()
+    assert "aborted" in result and not page.find("#abort").is_enabled()
+    page.find("#rematch").click()
+    page.wait.until(lambda d: page.game_id() not in (None, first) and page.ply() is not None)
+    page.wait.until(lambda d: "You" in page.text("#bottom-player .name") and
+                    page.read('return document.querySelector("#bottom-player").dataset.color') == "black")
+    page.wait_plies(1)  # the bot, White now, moved first
+
+
+class Puppet:
+    """A page served by a bare sandbox whose opponent, ``puppet``, is a Bot API account this test
+    moves itself: every move of the opponent comes when the test says."""
+
+    TOKEN = "puppet-token"
+
+    def __init__(self, driver: WebDriver, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+        sandbox.add_account("puppet", token=self.TOKEN, bot=True)
+        self.seat = sandbox.add_person("you", bot="puppet")
+        self.server = self._serve(0)
+        self.page = Page(driver)
+        self.page.open(f"{self.server.url}/?key=key")
+
+    def _serve(self, port: int) -> PageServer:
+        server = PageServer(("127.0.0.1", port), self.seat, "key", lambda game_id: None)
+        self.thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+        self.thread.start()
+        return server
+
+    def stop_page_server(self) -> None:
+        self.server.shutdown()
+        self.server.close_connections()
+        self.server.server_close()
+        self.thread.join()
+
+    def start_page_server(self) -> None:
+        self.server = self._serve(self.server.port)
+
+    def start_game(self, **challenge: str) -> str:
+        """The page challenges the puppet, which accepts; the game's id once the page shows it."""
+        seen = set(self.sandbox.challenges_from("you"))
+        self.page.challenge(**challenge)
+        self.page.wait.until(lambda d: set(self.sandbox.challenges_from("you")) - seen)
+        (challenge_id,) = set(self.sandbox.challenges_from("you")) - seen
+        self._post(f"/api/challenge/{challenge_id}/accept")
+        self.page.wait.until(lambda d: self.page.game_id() is not None and self.page.ply() is not None)
+        game_id = self.page.game_id()
+        assert game_id is not None
+        return game_id
+
+    def move(self, game_id: str, uci: str) -> None:
+        self._post(f"/api/bot/game/{game_id}/move/{uci}")
+
+    def _post(self, path: str) -> None:
+        response = requests.post(self.sandbox.url + path, headers={"Authorization": f"Bearer {self.TOKEN}"}, timeout=10)
+        assert response.status_code == 200, response.text
+
+    def close(self) -> None:
+        self.sandbox.stop()
+        self.stop_page_server()
+
+
+@pytest.fixture
+def puppet(driver: WebDriver) -> Iterator[Puppet]:
+    driver.set_window_size(1200, 900)
+    with Sandbox("lichess") as sandbox:
+        puppet = Puppet(driver, sandbox)
+        try:
+            yield puppet
+        finally:
+            puppet.close()
+
+
+def test_a_premove_is_played_the_moment_the_turn_comes(puppet: Puppet) -> None:
+    page = puppet.page
+    game_id = puppet.start_game(color="white", preset="5+0")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    page.click("d2")  # the puppet's turn: a premove
+    page.click("d4")
+    page.wait.until(lambda d: page.marked("current-premove") == {"d2", "d4"})
+    puppet.move(game_id, "e7e5")
+    record = puppet.sandbox.wait_moves(game_id, 3, timeout=10)
+    assert record.moves == ["e2e4", "e7e5", "d2d4"]
+    white_used_ms = 300_000 - record.clocks_after_ms[2]
+    assert white_used_ms < 500, white_used_ms  # no click between the puppet's move and ours
+    page.wait_plies(3)
+    assert page.sans() == ["e4", "e5", "d4"] and page.marked("current-premove") == set()
+
+
+def test_a_premove_that_became_illegal_is_dropped(puppet: Puppet) -> None:
+    page = puppet.page
+    game_id = puppet.start_game(color="white")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    page.click("e4")
+    page.click("e5")  # blocked once the puppet plays e5
+    page.wait.until(lambda d: page.marked("current-premove") == {"e4", "e5"})
+    puppet.move(game_id, "e7e5")
+    page.wait_plies(2)
+    page.wait_your_move()
+    assert page.marked("current-premove") == set() and len(puppet.sandbox.game(game_id).moves) == 2
+
+
+def test_the_server_gone_shows_a_banner_and_the_game_resumes_when_it_is_back(puppet: Puppet) -> None:
+    page = puppet.page
+    game_id = puppet.start_game(color="white")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e4")
+    assert not page.find("#offline").is_displayed()
+    puppet.stop_page_server()
+    page.wait.until(lambda d: page.find("#offline").is_displayed())
+    assert "does not answer" in page.text("#offline")
+    puppet.move(game_id, "e7e5")  # played while the page cannot see it
+    puppet.start_page_server()
+    page.wait.until(lambda d: not page.find("#offline").is_displayed())
+    page.wait_plies(2)
+    page.wait_your_move()
+    page.move_by_clicks("d2", "d4")
+    assert puppet.sandbox.wait_moves(game_id, 3, timeout=10).moves[2] == "d2d4"
+
+
+
+ANALYSIS_PGN = """[White "A"]
+[Black "B"]
+
+1. c3 c6 2. Mc2 Mc7 3. Md3 *
+"""
+
+
+def test_the_analysis_board_from_a_pasted_pgn(puppet: Puppet) -> None:
+    page = puppet.page  # a sandbox where the person plays no game: no analysis during one
+    page.find("#paste").send_keys(ANALYSIS_PGN)
+    page.find("#analyse-paste").click()
+    page.wait.until(lambda d: page.find("#analysis").is_displayed() and not page.find("#main").is_displayed())
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.ply() == 5)
+    assert page.read('return [...document.querySelectorAll("#tree .move")].map(m => m.textContent)') == \
+        ["c3", "c6", "Mc2", "Mc7", "Md3"]
+    depth = lambda: int(page.find("#analysis-depth").get_attribute("data-depth") or 0)  # noqa: E731
+    page.wait.until(lambda d: depth() >= 2 and len(page.find_all("#lines li")) == 3)
+    first = depth()
+    page.wait.until(lambda d: depth() > first)  # the lines deepen while it thinks
+    page.wait.until(lambda d: page.find_all("#analysis-board .cg-shapes line"))  # the best move's arrow
+    fen_before = page.fen()
+
+    def click_best_move() -> tuple[str, str]:
+        """The best line's first move, clicked: the lines are drawn anew with each report, so an
+        element read a moment ago may be gone (the wait tries again); one clicked was there."""
+        move = page.find('#lines li[data-line="1"] .move[data-index="0"]')
+        san, uci = move.text, str(move.get_attribute("data-uci"))
+        move.click()
+        return san, uci
+
+    best_san, best_uci = page.wait.until(lambda d: click_best_move())  # plays the line's first move
+    page.wait.until(lambda d: page.ply() == 6 and page.fen() != fen_before)
+    assert page.text("#tree .move.current") == best_san
+    body = page.find("body")
+    body.send_keys(Keys.ARROW_LEFT)
+    page.wait.until(lambda d: page.ply() == 5 and page.fen() == fen_before)
+    # A move of our own that is not the engine's choice makes a side line.
+    for square in page.pieces_of("black"):
+        page.select(square)
+        others = sorted(target for target in page.targets() if square + target != best_uci[:4])
+        if others:
+            page.click(others[0])
+            break
+    page.wait.until(lambda d: page.ply() == 6 and page.find_all("#tree .variation"))
+    side = page.text("#tree .move.current")
+    assert side != best_san and side in page.text("#tree .variation")
+    body.send_keys(Keys.ARROW_LEFT)
+    page.wait.until(lambda d: page.ply() == 5)
+    body.send_keys(Keys.ARROW_RIGHT)  # into the main line again: the engine's move came first
+    page.wait.until(lambda d: page.ply() == 6 and page.text("#tree .move.current") == best_san)
+    page.find("#tree .variation .move").click()
+    page.wait.until(lambda d: page.text("#tree .move.current") == side)
+    page.wait.until(lambda d: page.find_all("#analysis-board .cg-shapes line") and depth() >= 3)
+    page.screenshot(SCREENSHOTS, "6-analysis")
+    page.driver.set_window_size(390, 844)
+    page.screenshot(SCREENSHOTS, "7-analysis-phone")
+    page.driver.set_window_size(1200, 900)
+    page.find("#close-analysis").click()
+    page.wait.until(lambda d: page.find("#main").is_displayed() and not page.find("#analysis").is_displayed())
+    page.board_css = "#board"
+
+
+def test_a_hostile_paste_on_the_analysis_board_is_said_so_and_the_page_works_on(puppet: Puppet) -> None:
+    page = puppet.page
+    for text, message in (("this is not chess at all", "neither a FEN nor a PGN"),
+                          ("1. c3 c6 2. Ke3 *", "illegal san: 'Ke3'"),
+                          ("rmbq1bmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQ - 0 1", "black has no royal knight")):
+        page.find("#paste").clear()
+        page.find("#paste").send_keys(text)
+        page.find("#analyse-paste").click()
+        page.wait.until(lambda d, expected=message: expected in page.text("#paste-message"))
+    page.read('document.getElementById("paste").value = "1. e4 e5 ".repeat(104858)')  # a megabyte
+    page.find("#analyse-paste").click()
+    page.wait.until(lambda d: "characters long" in page.text("#paste-message"))
+    assert not page.find("#analysis").is_displayed()
+    page.find("#paste").clear()
+    page.find("#paste").send_keys("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")
+    page.find("#analyse-paste").click()
+    page.wait.until(lambda d: page.find("#analysis").is_displayed())
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.find_all("#lines li"))
+    page.find("#close-analysis").click()
+    page.board_css = "#board"
+
+
+def test_a_finished_game_is_analysed_but_never_ones_own_running_game(puppet: Puppet) -> None:
+    page = puppet.page
+    game_id = puppet.start_game(color="white", fen=MATE_IN_ONE)
+    page.wait_your_move()
+    assert not page.find("#analyse-game").is_displayed()
+    page.move_by_clicks("f7", "f4")
+    page.wait_over()
+    page.find("#analyse-game").click()
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.ply() == 1)
+    assert page.text("#tree .move.current") == "Qf4#"
+    page.wait.until(lambda d: "1-0" in page.text("#analysis-status"))
+    assert puppet.sandbox.game(game_id).status == "mate"
+    page.find("#close-analysis").click()
+    page.board_css = "#board"
+    page.wait.until(lambda d: page.find("#main").is_displayed())
+
+
+def test_a_review_marks_the_planted_blunder_and_its_pgn_carries_the_nag(puppet: Puppet, downloads: Path) -> None:
+    page = puppet.page
+    game_id = puppet.start_game(color="white", preset="5+3")
+    page.wait_your_move()
+    page.move_by_clicks("e2", "e3")
+    puppet.move(game_id, "d7d5")
+    page.wait_plies(2)
+    page.wait_your_move()
+    page.move_by_clicks("d1", "g4")  # the blunder: the c8 bishop takes the queen
+    puppet.move(game_id, "c8g4")
+    page.wait_plies(4)
+    page.find("#resign").click()
+    page.find("#resign").click()
+    page.wait_over()
+    page.find("#review").click()
+    page.wait.until(lambda d: page.find_all("#review-graph .white-area"))
+    assert page.read('return document.querySelector("#moves [data-ply=\\"3\\"]").dataset.judgement') == "blunder"
+    assert page.text('#moves [data-ply="3"] .nag') == "??"
+    assert "1 blunders" in page.text("#review-summary") or "1 blunder" in page.text("#review-summary")
+    assert page.find_all('#review-graph circle.blunder[data-ply="3"]')
+    page.find("#back").click()  # to the position before the blunder: the better move's arrow
+    page.find("#back").click()
+    page.wait.until(lambda d: page.ply() == 2 and page.find_all("#board .cg-shapes line"))
+    page.screenshot(SCREENSHOTS, "8-review")
+    page.find("#review-download").click()
+    downloaded = downloads / f"knightmate-{game_id}-review.pgn"
+    page.wait.until(lambda d: downloaded.exists() and downloaded.stat().st_size > 0)
+    import chess.pgn
+
+    import variant  # noqa: F401 (registers Knightmate with chess.pgn)
+
+    game = chess.pgn.read_game(io.StringIO(downloaded.read_text(encoding="utf-8")))
+    assert game is not None and not game.errors
+    third = list(game.mainline())[2]
+    assert third.san() == "Qg4" and chess.pgn.NAG_BLUNDER in third.nags
