@@ -3,7 +3,7 @@
 The client owns its server's dialect (:attr:`bot.remote.client.Client.dialect`); :mod:`bot.remote.wire` reads
 stream lines by it and the player asks it what the server allows. Nothing outside this module
 compares dialect names (a test greps for it), so adding a server kind is one more object here and,
-for the tests, its twin in :mod:`bot.sandbox.servers`, which imitates what these flags describe.
+for the tests, its twin in :mod:`bot.sandbox.imitations`, which imitates what these flags describe.
 This module imports nothing of the bot's: any layer may ask a dialect, and the config checks
 ``server.dialect`` against it, so it sits beside :mod:`bot.config` outside the layers (a dialect is
 data; the code that speaks each one is :mod:`bot.remote`'s).

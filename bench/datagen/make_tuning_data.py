@@ -50,7 +50,7 @@ MOVE_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
-class Settings:
+class GenerationSettings:
     nodes: int
     random_plies: int
     win_cp: int
@@ -82,7 +82,7 @@ def white_score(output: Sequence[str], white_to_move: bool) -> int | None:
     return None
 
 
-def play_game(engine: UciPlayer, opening: Opening, settings: Settings,
+def play_game(engine: UciPlayer, opening: Opening, settings: GenerationSettings,
               rng: random.Random) -> tuple[float, str, list[Sample]]:
     """One game; returns White's result, how it ended, and the positions after the random moves."""
     board = KnightmateBoard(opening.fen)
@@ -187,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    settings = Settings(args.nodes, args.random_plies, args.win_cp, args.win_plies, args.draw_after,
+    settings = GenerationSettings(args.nodes, args.random_plies, args.win_cp, args.win_plies, args.draw_after,
                         args.draw_plies, args.max_plies)
     openings = load_openings(args.openings)
     first_game = next_game(args.out, args.seed) if args.resume else 0

@@ -40,7 +40,7 @@ def parse_position(arguments: list[str]) -> KnightmateBoard:
     return board
 
 
-class RandomMover:
+class RandomUciEngine:
     """The UCI loop: one command in, its answer out, until ``quit`` or the end of input."""
 
     def __init__(self, rng: random.Random, output: TextIO) -> None:
@@ -90,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, help="seed the choices to make games repeatable")
     args = parser.parse_args(argv)
-    engine = RandomMover(random.Random(args.seed), sys.stdout)
+    engine = RandomUciEngine(random.Random(args.seed), sys.stdout)
     for line in sys.stdin:
         if not engine.handle(line):
             break

@@ -46,7 +46,7 @@ from bot.remote.client import Client, MoveOutcome
 from bot.remote.events import GameFull, GameState, GameStreamEvent
 from bot.sandbox import Sandbox
 from bot.thinking.search_pool import SearchPool
-from bot.thinking.sources import BuiltinEngines
+from bot.thinking.sources import BuiltinMoveSources
 
 BOT = "benchbot"
 TOKEN = "tok-bench"
@@ -116,7 +116,7 @@ def percentile(values: list[float], share: float) -> float:
 def start_bot(sandbox: Sandbox, settings: Settings, searcher: TimedSearcher, workers: int
               ) -> tuple[Runner, TimedClient, threading.Event, threading.Thread]:
     client = TimedClient(settings.server, Secret(TOKEN), give_up_after_s=settings.game.give_up_after_s)
-    runner = Runner(settings, client, BuiltinEngines(searcher), workers)
+    runner = Runner(settings, client, BuiltinMoveSources(searcher), workers)
     stop = threading.Event()
     thread = threading.Thread(target=runner.run, args=(stop,), daemon=True)
     thread.start()

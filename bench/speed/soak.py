@@ -62,7 +62,7 @@ CHALLENGE_ATTEMPTS = 3
 
 
 @dataclasses.dataclass(frozen=True)
-class Sample:
+class ResourceSample:
     at_s: float            # since the start of the run
     rss_kb: int            # the bot's main process
     tree_rss_kb: int       # the main process and all its descendants
@@ -112,7 +112,7 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def sample(pid: int, started: float) -> Sample | None:
+def sample(pid: int, started: float) -> ResourceSample | None:
     """The bot's process tree now; ``None`` if the process is gone (between a kill and its restart)."""
     try:
         fields = _status_fields(pid)
@@ -124,7 +124,7 @@ def sample(pid: int, started: float) -> Sample | None:
                 tree_rss += int(_status_fields(child).get("VmRSS", "0 kB").split()[0])
             except OSError:
                 continue
-        return Sample(time.monotonic() - started, int(fields["VmRSS"].split()[0]), tree_rss, fds,
+        return ResourceSample(time.monotonic() - started, int(fields["VmRSS"].split()[0]), tree_rss, fds,
                       int(fields["Threads"]), len(descendants))
     except (OSError, KeyError, ValueError):
         return None
@@ -258,7 +258,7 @@ def per_hour(points: list[tuple[float, float]]) -> float:
     return 3600 * sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
 
 
-def report(args: argparse.Namespace, samples: list[Sample], games: list[Played], restarts: int,
+def report(args: argparse.Namespace, samples: list[ResourceSample], games: list[Played], restarts: int,
            declines: int) -> None:
     warm = [s for s in samples if s.at_s >= args.warmup_min * 60] or samples
     print(f"\nsoak: {args.dialect}, {'engine ' + args.engine if args.engine else 'built-in engine'}, "
@@ -275,7 +275,7 @@ def report(args: argparse.Namespace, samples: list[Sample], games: list[Played],
         return
     first, last = warm[0], warm[-1]
     print(f"{'':14}{'start':>10}{'end':>10}{'per hour':>12}   (from {first.at_s / 60:.1f} min, after the warm-up)")
-    figures: tuple[tuple[str, Callable[[Sample], float]], ...] = (
+    figures: tuple[tuple[str, Callable[[ResourceSample], float]], ...] = (
         ("rss MB", lambda s: s.rss_kb / 1024), ("tree rss MB", lambda s: s.tree_rss_kb / 1024),
         ("fds", lambda s: s.fds), ("threads", lambda s: s.threads), ("children", lambda s: s.children))
     for name, value in figures:
@@ -304,7 +304,7 @@ def main() -> None:
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))   # stop the bot on the way out
     games: list[Played] = []
-    samples: list[Sample] = []
+    samples: list[ResourceSample] = []
     declines: list[str] = []
     with tempfile.TemporaryDirectory(prefix="knightmate-soak-") as temporary, \
             Sandbox(args.dialect, seed=11) as sandbox:

@@ -6,7 +6,7 @@ the code ``run`` uses (:func:`bot.cli.wiring.play_on_server`: challenge rules, e
 heartbeat and stop files are the sandbox's, so a live bot's files are never touched), a person's
 seat, a sparring opponent and the computer at each level (the config's ``engine.command`` weakened
 to the level's ``UCI_Elo`` when it names one, else the built-in engine), and the page
-(:mod:`bot.web.server`, whose analysis board and reviews use that engine too) on ``--host``/``--port``.
+(:mod:`bot.web.page_server`, whose analysis board and reviews use that engine too) on ``--host``/``--port``.
 Prints the page's address with its session key; runs until SIGINT or SIGTERM.
 """
 
@@ -31,7 +31,7 @@ from bot.engine.levels import LEVELS
 from bot.games.storage import pgn_path
 from bot.loopback import is_loopback
 from bot.sandbox import Sandbox
-from bot.web.server import PageServer
+from bot.web.page_server import PageServer
 
 BOT = "knightmate-bot"
 PERSON = "you"

@@ -71,7 +71,7 @@ def _sandbox(args: argparse.Namespace) -> int:
     import logging
 
     from bot.cli.stopping import event_on_signals
-    from bot.sandbox.serve import serve
+    from bot.sandbox.standalone import serve
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:

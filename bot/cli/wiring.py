@@ -16,7 +16,7 @@ from collections.abc import Callable
 from bot.config import Secret, Settings
 from bot.games.runner import Runner
 from bot.remote.client import Client
-from bot.thinking.sources import open_engines
+from bot.thinking.sources import open_move_sources
 
 #: How often :meth:`BotThread.wait_until` looks whether the bot has stopped.
 WAIT_POLL_S = 0.5
@@ -41,7 +41,7 @@ def play_on_server(settings: Settings, token: Secret, stop: threading.Event, fin
     workers = search_workers(settings)
     try:
         # An external engine is started and checked here, before any challenge can be accepted.
-        with open_engines(settings.engine, workers) as engines:
+        with open_move_sources(settings.engine, workers) as engines:
             runner = Runner(settings, client, engines, workers)
             if started is not None:
                 started(runner)

@@ -57,7 +57,7 @@ from bot.games.storage import StateFile, write_pgn
 from bot.remote.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
 from bot.remote.events import ChatLine, GameEnded, GameFull, GameState, GameStreamEvent, KeepAlive, RoundBoard
 from bot.thinking.search_pool import ponder_line
-from bot.thinking.sources import GameEngine
+from bot.thinking.sources import MoveSource
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +131,7 @@ class Due(Enum):
 class GamePlayer:
     """One game from its first line to its PGN. :meth:`start` it; the runner is told through ``on_done``."""
 
-    def __init__(self, game_id: str, *, client: Client, searcher: GameEngine, settings: Settings, username: str,
+    def __init__(self, game_id: str, *, client: Client, searcher: MoveSource, settings: Settings, username: str,
                  on_done: Callable[[str, Result | None], None], share: Callable[[], float] = lambda: 1.0,
                  state: StateFile | None = None, resumed: bool = False) -> None:
         self.game_id = game_id

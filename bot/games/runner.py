@@ -16,7 +16,7 @@ within a few seconds. Stopping after the current games (``finish`` set, from SIG
 ``bot.stop_file`` that ``knightmate-bot stop-after-games`` creates): decline every new challenge
 with ``later``, play the games on to their PGNs, then shut down the same way, with nothing left
 to resume. The runner never speaks HTTP itself. Each game gets its own engine from the
-:class:`~bot.thinking.sources.Engines` (its process, for an external engine), closed when the game is over
+:class:`~bot.thinking.sources.MoveSources` (its process, for an external engine), closed when the game is over
 or at shutdown; the engines themselves belong to whoever made them.
 """
 
@@ -37,7 +37,7 @@ from bot.games.record import Result
 from bot.games.storage import StateFile, touch
 from bot.remote.client import Client, ClientError
 from bot.remote.events import Challenge, ChallengeReceived, EventStreamEvent, GameStarted, ServerShutdown
-from bot.thinking.sources import Engines, GameEngine
+from bot.thinking.sources import MoveSource, MoveSources
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ class StartupError(Exception):
 
 
 class Runner:
-    def __init__(self, settings: Settings, client: Client, engines: Engines, workers: int) -> None:
+    def __init__(self, settings: Settings, client: Client, engines: MoveSources, workers: int) -> None:
         self.settings = settings
         self.workers = workers
         self.client = client
@@ -73,7 +73,7 @@ class Runner:
         self._players: dict[str, GamePlayer] = {}
         #: Players of finished games whose thread may still be saying goodbye: shutdown lets them.
         self._leaving: list[GamePlayer] = []
-        self._game_engines: dict[str, GameEngine] = {}
+        self._game_engines: dict[str, MoveSource] = {}
         self._pending: dict[str, float] = {}
         self._queued: list[str] = []     # games started beyond challenge.concurrency, oldest first
         self._lock = threading.Lock()

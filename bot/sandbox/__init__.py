@@ -39,7 +39,7 @@ Control API
         game_id = sandbox.rematch("randy", "mybot", limit_s=60, increment_s=1, color="white")
                                                           # gameStart with no challenge line first
 
-        record = sandbox.game(game_id)                    # a snapshot (GameRecord), now
+        record = sandbox.game(game_id)                    # a snapshot (GameSnapshot), now
         sandbox.games()                                   # snapshots of every game
         record = sandbox.wait_game_over(game_id, timeout=120)
         record = sandbox.wait_moves(game_id, plies=10, timeout=30)   # at least 10 plies, or over
@@ -69,7 +69,7 @@ Control API
         sandbox.faults.fired                              # [("move", "429"), ("drop", "game"), ...]
         sandbox.faults.wait_fired(1, timeout=10)          # until a fault armed for "next" has fired
 
-Every wait raises :exc:`TimeoutError` when its timeout runs out. :class:`GameRecord` fields: ``id``,
+Every wait raises :exc:`TimeoutError` when its timeout runs out. :class:`GameSnapshot` fields: ``id``,
 ``white``, ``black`` (usernames), ``initial_fen``, ``moves`` (UCI, as played), ``status`` (Lichess
 status names: started, aborted, mate, resign, stalemate, timeout, draw, outoftime, noStart, and the
 sandbox's ``illegalMove`` for a pychess game lost by an illegal move), ``winner`` ("white", "black"
@@ -98,7 +98,7 @@ The human seat
 
 A person plays at the sandbox through a seat of its own, never through the Bot API, whose side
 does not change: the bot sees the person's challenges and moves in its dialect, as from anyone.
-``knightmate-bot play`` serves it to a browser (``bot/web/server.py``, which also checks the
+``knightmate-bot play`` serves it to a browser (``bot/web/page_server.py``, which also checks the
 session cookie, the ``X-Knightmate-Play`` header on POSTs and the ``Host``); in-process::
 
     seat = sandbox.add_person("you", bot="mybot", opponent="randy")   # -> HumanSeat
@@ -188,6 +188,6 @@ fewer than two plies, a 404 HTML page. ``faults.refuse_game_stream(game_id, seco
 pychess still counts the killed process's stream open (up to 6 s).
 """
 
-from bot.sandbox.control import GameRecord, Sandbox
+from bot.sandbox.control import GameSnapshot, Sandbox
 
-__all__ = ["GameRecord", "Sandbox"]
+__all__ = ["GameSnapshot", "Sandbox"]

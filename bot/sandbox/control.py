@@ -22,16 +22,16 @@ from bot.analysis import EngineCommand
 from bot.loopback import is_loopback
 from bot.sandbox.faults import Faults
 from bot.sandbox.handler import SandboxServer
+from bot.sandbox.hosted import Account, HostedChallenge, HostedChatLine, HostedGame, MovePost, color_name
 from bot.sandbox.human import HumanSeat
-from bot.sandbox.model import Account, Challenge, ChatLine, Game, MovePost, color_name
+from bot.sandbox.imitations import IMITATIONS
 from bot.sandbox.opponents import STRATEGIES, OpponentPlayer, make_strategy
-from bot.sandbox.servers import DIALECTS
 from bot.sandbox.world import World
 
 logger = logging.getLogger(__name__)
 
 @dataclasses.dataclass(frozen=True)
-class GameRecord:
+class GameSnapshot:
     """A snapshot of one game, taken under the sandbox's lock."""
 
     id: str
@@ -44,7 +44,7 @@ class GameRecord:
     over: bool
     posts: list[MovePost]
     duplicate_posts: list[MovePost]
-    chat: list[ChatLine]
+    chat: list[HostedChatLine]
     wtime_ms: int
     btime_ms: int
     clocks_after_ms: list[int]
@@ -58,7 +58,7 @@ class GameRecord:
         return "*" if not self.over or self.status in ("aborted", "noStart") else "1/2-1/2"
 
     @classmethod
-    def of(cls, game: Game) -> GameRecord:
+    def of(cls, game: HostedGame) -> GameSnapshot:
         times = game.times
         winner = color_name(game.winner) if game.winner is not None else None
         return cls(game.id, game.white.username, game.black.username, game.initial_fen, list(game.moves),
@@ -74,7 +74,7 @@ class Sandbox:
         seconds (per move) ends as ``noStart``.
     :param engine_movetime_ms: the ``engine`` opponent's time per move.
     :param opponent_delay_s: how long in-process opponents wait before each move.
-    :param gone_claim_s: Lichess: seconds after which a ``gone`` opponent's game can be claimed.
+    :param gone_claim_s: LichessImitation: seconds after which a ``gone`` opponent's game can be claimed.
     :param seed: seeds the random movers and colour draws, for reproducible games.
     :param level_engine: the UCI engine the computer's levels play (weakened to each level's
         ``UCI_Elo``); None: the built-in engine at each level.
@@ -84,11 +84,11 @@ class Sandbox:
                  keepalive_s: float | None = None, first_move_timeout_s: float = 30.0,
                  engine_movetime_ms: int = 100, opponent_delay_s: float = 0.0, gone_claim_s: float = 10.0,
                  seed: int | None = None, level_engine: EngineCommand | None = None) -> None:
-        if dialect not in DIALECTS:
+        if dialect not in IMITATIONS:
             raise ValueError(f"unknown dialect {dialect!r} (lichess or pychess)")
         if not is_loopback(host):
             raise ValueError(f"the sandbox binds loopback addresses only, not {host!r}")
-        self.dialect = DIALECTS[dialect]()
+        self.dialect = IMITATIONS[dialect]()
         self._rng = random.Random(seed)
         self._engine_movetime_ms = engine_movetime_ms
         self._opponent_delay_s = opponent_delay_s
@@ -224,29 +224,29 @@ class Sandbox:
 
     # Games.
 
-    def game(self, game_id: str) -> GameRecord:
+    def game(self, game_id: str) -> GameSnapshot:
         with self._world.cond:
-            return GameRecord.of(self._game(game_id))
+            return GameSnapshot.of(self._game(game_id))
 
-    def games(self) -> list[GameRecord]:
+    def games(self) -> list[GameSnapshot]:
         with self._world.cond:
-            return [GameRecord.of(game) for game in self._world.games.values()]
+            return [GameSnapshot.of(game) for game in self._world.games.values()]
 
-    def wait_game_over(self, game_id: str, timeout: float) -> GameRecord:
+    def wait_game_over(self, game_id: str, timeout: float) -> GameSnapshot:
         return self.wait_game(game_id, lambda record: record.over, timeout, "over")
 
-    def wait_moves(self, game_id: str, plies: int, timeout: float) -> GameRecord:
+    def wait_moves(self, game_id: str, plies: int, timeout: float) -> GameSnapshot:
         """Waits until the game has at least *plies* moves or is over."""
         return self.wait_game(game_id, lambda record: len(record.moves) >= plies or record.over, timeout,
                               f"at {plies} plies")
 
-    def wait_game(self, game_id: str, predicate: Callable[[GameRecord], bool], timeout: float,
-                  what: str = "in the awaited state") -> GameRecord:
+    def wait_game(self, game_id: str, predicate: Callable[[GameSnapshot], bool], timeout: float,
+                  what: str = "in the awaited state") -> GameSnapshot:
         """Waits until *predicate* holds for the game's record; returns that record."""
         with self._world.cond:
             game = self._game(game_id)
-            self._wait(lambda: predicate(GameRecord.of(game)), timeout, f"game {game_id} {what}")
-            return GameRecord.of(game)
+            self._wait(lambda: predicate(GameSnapshot.of(game)), timeout, f"game {game_id} {what}")
+            return GameSnapshot.of(game)
 
     def say(self, game_id: str, username: str, text: str, room: str = "player") -> None:
         """Makes *username* (a player of the game, usually an in-process opponent) chat; Lichess
@@ -302,13 +302,13 @@ class Sandbox:
 
     # Internals.
 
-    def _challenge(self, challenge_id: str) -> Challenge:
+    def _challenge(self, challenge_id: str) -> HostedChallenge:
         try:
             return self._world.challenges[challenge_id]
         except KeyError:
             raise ValueError(f"no challenge with id {challenge_id!r}") from None
 
-    def _game(self, game_id: str) -> Game:
+    def _game(self, game_id: str) -> HostedGame:
         try:
             return self._world.games[game_id]
         except KeyError:
@@ -318,7 +318,7 @@ class Sandbox:
         if not self._world.cond.wait_for(predicate, timeout):
             raise TimeoutError(f"timed out after {timeout:g} s waiting for {what}")
 
-    def _start_opponent(self, world: World, game: Game, account: Account) -> None:
+    def _start_opponent(self, world: World, game: HostedGame, account: Account) -> None:
         assert account.strategy is not None
         strategy = make_strategy(account.strategy, movetime_ms=self._engine_movetime_ms,
                                  rng=random.Random(self._rng.random()), level_engine=self._level_engine)

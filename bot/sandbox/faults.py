@@ -18,8 +18,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from bot.sandbox.model import Account
-from bot.sandbox.servers import JsonObject
+from bot.sandbox.hosted import Account
+from bot.sandbox.imitations import JsonObject
 from bot.sandbox.streams import Stream
 from bot.sandbox.world import World
 

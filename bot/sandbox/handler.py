@@ -23,8 +23,8 @@ from typing import Any
 
 from bot.sandbox import websocket
 from bot.sandbox.faults import Faults
-from bot.sandbox.model import Account
-from bot.sandbox.servers import JsonObject
+from bot.sandbox.hosted import Account
+from bot.sandbox.imitations import JsonObject
 from bot.sandbox.streams import Stream
 from bot.sandbox.world import ApiError, Conflict, World
 
@@ -301,7 +301,7 @@ class SandboxHandler(JsonHandler):
 
     def _start_chunked(self) -> None:
         """Starts a stream; the connection closes after it, and the header says so (see the page's
-        server, bot.web.server)."""
+        server, bot.web.page_server)."""
         self.close_connection = True
         self.send_response(200)
         self.send_header("Connection", "close")

@@ -1,7 +1,7 @@
 """The human seat: what a person at the sandbox can see and do, as plain JSON objects.
 
 A person plays through this seat, not through the Bot API: the page ``knightmate-bot play`` serves
-(:mod:`bot.web.server`) is its only client. Every position the seat describes carries its legal
+(:mod:`bot.web.page_server`) is its only client. Every position the seat describes carries its legal
 moves in UCI and SAN and the position after each of them, computed here by
 :class:`variant.KnightmateBoard`, so the page never needs rules of its own. The shape follows
 Lichess's Board API (``gameFull`` then ``gameState`` objects) with those extras; the bot's side of
@@ -26,8 +26,8 @@ import chess
 import chess.pgn
 
 from bot.engine.levels import LEVELS
-from bot.sandbox.model import Account, Challenge, Game, board_from_fen, color_name
-from bot.sandbox.servers import JsonObject
+from bot.sandbox.hosted import Account, HostedChallenge, HostedGame, board_from_fen, color_name
+from bot.sandbox.imitations import JsonObject
 from bot.sandbox.world import ApiError, World
 from variant import KnightmateBoard
 
@@ -267,7 +267,7 @@ class HumanSeat:
                 world.cancel(None, challenge.id)
             return _answer(challenge, answered)
 
-    def _summary(self, game: Game) -> JsonObject:
+    def _summary(self, game: HostedGame) -> JsonObject:
         you = game.color_of(self.account)
         clock = f"{game.initial_ms / 60_000:g}+{game.increment_ms // 1000}" if game.has_clock else "unlimited"
         return {"id": game.id, "white": game.white.username, "black": game.black.username, "clock": clock,
@@ -275,7 +275,7 @@ class HumanSeat:
                 "winner": color_name(game.winner) if game.winner is not None else None,
                 "you": color_name(you) if you is not None else None}
 
-    def _game(self, game_id: str) -> Game:
+    def _game(self, game_id: str) -> HostedGame:
         game = self.world.games.get(game_id)
         if game is None:
             raise ApiError(404, "No such game")
@@ -307,7 +307,7 @@ class HumanSeat:
         return moves
 
 
-def _answer(challenge: Challenge, answered: bool) -> JsonObject:
+def _answer(challenge: HostedChallenge, answered: bool) -> JsonObject:
     reason = challenge.decline_reason
     status = challenge.status if answered else "unanswered"
     text = {"declined": DECLINE_TEXTS.get(reason or "generic", DECLINE_TEXTS["generic"]),

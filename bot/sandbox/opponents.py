@@ -25,7 +25,7 @@ from bot.analysis import AnalysisEngineError, EngineCommand, close_engine
 from bot.engine import Engine, Limits
 from bot.engine.external import engine_board_of
 from bot.engine.levels import LEVELS, Level
-from bot.sandbox.model import Account, Game
+from bot.sandbox.hosted import Account, HostedGame
 from variant import KnightmateBoard
 
 if TYPE_CHECKING:
@@ -192,7 +192,7 @@ def make_strategy(name: str, *, movetime_ms: int, rng: random.Random,
 class OpponentPlayer:
     """Plays one game for an in-process account until the game ends or the world stops."""
 
-    def __init__(self, world: World, game: Game, account: Account, strategy: Strategy,
+    def __init__(self, world: World, game: HostedGame, account: Account, strategy: Strategy,
                  delay_s: float = 0.0) -> None:
         self._world = world
         self._game = game

@@ -1,4 +1,4 @@
-"""The sandbox server's state and actions: what each API call does, in either dialect.
+"""The sandbox server's actions: what each API call does to the hosted records, in either dialect.
 
 :class:`World` owns the accounts, challenges, games and open streams under one lock, performs
 every action a client or the control API asks for, and sends the resulting lines to the right
@@ -20,11 +20,11 @@ from typing import Any
 
 import chess
 
-from bot.sandbox.model import (
+from bot.sandbox.hosted import (
     Account,
-    Challenge,
-    ChatLine,
-    Game,
+    HostedChallenge,
+    HostedChatLine,
+    HostedGame,
     MovePost,
     MoveRejected,
     board_from_fen,
@@ -32,7 +32,7 @@ from bot.sandbox.model import (
     decline_reason_key,
     new_id,
 )
-from bot.sandbox.servers import Dialect, JsonObject, ndjson
+from bot.sandbox.imitations import JsonObject, ServerImitation, ndjson
 from bot.sandbox.streams import Feed, Stream
 
 logger = logging.getLogger(__name__)
@@ -60,16 +60,17 @@ class Conflict(Exception):
 class World:
     """Accounts, challenges, games and streams, and every action on them."""
 
-    def __init__(self, dialect: Dialect, *, keepalive_s: float, first_move_timeout_s: float, gone_claim_s: float,
-                 start_opponent: Callable[[World, Game, Account], None], rng: random.Random) -> None:
+    def __init__(self, dialect: ServerImitation, *, keepalive_s: float, first_move_timeout_s: float,
+                 gone_claim_s: float, start_opponent: Callable[[World, HostedGame, Account], None],
+                 rng: random.Random) -> None:
         self.dialect = dialect
         self.keepalive_s = keepalive_s
         self.first_move_timeout_s = first_move_timeout_s
         self.gone_claim_s = gone_claim_s
         self.cond = threading.Condition(threading.RLock())
         self.accounts: dict[str, Account] = {}
-        self.challenges: dict[str, Challenge] = {}
-        self.games: dict[str, Game] = {}
+        self.challenges: dict[str, HostedChallenge] = {}
+        self.games: dict[str, HostedGame] = {}
         self.streams: list[Stream] = []
         self.connects: Counter[tuple[str, str, str | None]] = Counter()
         self.garbage_due: Callable[[Stream], bool] = lambda stream: False
@@ -147,7 +148,7 @@ class World:
 
     def create_challenge(self, challenger: Account, dest: Account, *, limit_s: int | None, increment_s: int,
                          days: int | None, rated: bool, color: str, variant: str, initial_fen: str | None,
-                         level: int = 0, rematch: bool = False) -> Challenge:
+                         level: int = 0, rematch: bool = False) -> HostedChallenge:
         """Creates a challenge and tells both sides; an in-process opponent answers it at once.
         A *rematch* starts its game at once with a ``gameStart`` and no ``challenge`` line, as
         pychess does.
@@ -162,7 +163,7 @@ class World:
             raise ValueError("the clock needs a positive limit or increment")
         board_from_fen(initial_fen)
         final = color if color != "random" else self._rng.choice(("white", "black"))
-        challenge = Challenge(new_id(), challenger, dest, limit_s, increment_s, days, rated, color, final,
+        challenge = HostedChallenge(new_id(), challenger, dest, limit_s, increment_s, days, rated, color, final,
                               variant, initial_fen, level)
         with self.cond:
             self.challenges[challenge.id] = challenge
@@ -225,20 +226,20 @@ class World:
             self.cond.notify_all()
             return OK
 
-    def _open_challenge(self, challenge_id: str, *, dest: Account) -> Challenge:
+    def _open_challenge(self, challenge_id: str, *, dest: Account) -> HostedChallenge:
         challenge = self.challenges.get(challenge_id)
         if challenge is None or challenge.dest.id != dest.id or challenge.status != "created":
             raise ApiError(404, "No such challenge")
         return challenge
 
-    def _decline(self, challenge: Challenge, reason: str) -> None:
+    def _decline(self, challenge: HostedChallenge, reason: str) -> None:
         challenge.status = "declined"
         challenge.decline_reason = reason
         self._send_event(challenge.challenger, self.dialect.challenge_event("challengeDeclined", challenge))
         self.cond.notify_all()
         logger.info("challenge %s declined: %s", challenge.id, reason)
 
-    def _opponent_answers(self, challenge: Challenge) -> None:
+    def _opponent_answers(self, challenge: HostedChallenge) -> None:
         if challenge.variant != "knightmate":
             self._decline(challenge, "variant")
         elif not challenge.dest.accepts_challenges:
@@ -246,11 +247,11 @@ class World:
         else:
             self._start_game(challenge)
 
-    def _start_game(self, challenge: Challenge) -> None:
+    def _start_game(self, challenge: HostedChallenge) -> None:
         challenger, dest = challenge.challenger, challenge.dest
         white, black = (challenger, dest) if challenge.final_color == "white" else (dest, challenger)
         # Both servers give the game its challenge's id (pychess creates it under the id the accept names).
-        game = Game(challenge.id, challenge, white, black, time.monotonic())
+        game = HostedGame(challenge.id, challenge, white, black, time.monotonic())
         challenge.status = "accepted"
         challenge.game_id = game.id
         self.games[game.id] = game
@@ -353,7 +354,7 @@ class World:
             for stream in self._streams_of("event", account):
                 stream.feed.put(line)
 
-    def _send_game(self, game: Game, obj: JsonObject, *, skip: Account | None = None) -> None:
+    def _send_game(self, game: HostedGame, obj: JsonObject, *, skip: Account | None = None) -> None:
         line = ndjson(obj)
         for stream in self._streams_of("game", game_id=game.id):
             if skip is None or stream.username != skip.id:
@@ -401,7 +402,7 @@ class World:
                 raise ApiError(400, rejection.reason) from None
             self.after_move(game)
 
-    def play_opponent_move(self, account: Account, game: Game, ply: int, move: chess.Move) -> None:
+    def play_opponent_move(self, account: Account, game: HostedGame, ply: int, move: chess.Move) -> None:
         """Plays an in-process opponent's move, if the game is still where it was at ply *ply*."""
         with self.cond:
             color = game.color_of(account)
@@ -416,14 +417,14 @@ class World:
                 return
             self.after_move(game)
 
-    def after_move(self, game: Game) -> None:
+    def after_move(self, game: HostedGame) -> None:
         if game.over:
             self._game_ended(game)
         else:
             self._send_game(game, self.dialect.game_state(game, time.monotonic()))
             self.cond.notify_all()
 
-    def _record_post(self, game: Game, post: MovePost) -> None:
+    def _record_post(self, game: HostedGame, post: MovePost) -> None:
         mine = [earlier for earlier in game.posts if earlier.username == post.username and earlier.accepted]
         if not post.accepted and mine and mine[-1].uci == post.uci:
             game.duplicate_posts.append(post)
@@ -478,7 +479,7 @@ class World:
                 raise ApiError(400, "room must be player or spectator")
             if not text:
                 raise ApiError(400, "text is required")
-            game.chat.append(ChatLine(account.username, room, text))
+            game.chat.append(HostedChatLine(account.username, room, text))
             if self.dialect.chat_reaches_bots:
                 self._send_game(game, {"type": "chatLine", "room": room, "username": account.username,
                                        "text": text})
@@ -521,21 +522,21 @@ class World:
             self._game_ended(game)
             return OK
 
-    def _opponent_gone(self, game: Game, now: float) -> JsonObject:
+    def _opponent_gone(self, game: HostedGame, now: float) -> JsonObject:
         claim_in = max(0, math.ceil(game.gone_since + self.gone_claim_s - now))
         return {"type": "opponentGone", "gone": True, "claimWinInSeconds": claim_in}
 
-    def _too_late(self, game: Game) -> JsonObject:
+    def _too_late(self, game: HostedGame) -> JsonObject:
         if self.dialect.late_actions_ok:
             return OK
         raise ApiError(400, "The game is already over")
 
-    def _lichess_game(self, account: Account, game_id: str, *, bot_only: bool = True) -> tuple[Game, chess.Color]:
+    def _lichess_game(self, account: Account, game_id: str, *, bot_only: bool = True) -> tuple[HostedGame, chess.Color]:
         if not self.dialect.lichess_extras:
             raise ApiError(404, "Not found", html=True)
         return self._my_game(account, game_id, bot_only=bot_only)
 
-    def _my_game(self, account: Account, game_id: str, *, bot_only: bool = False) -> tuple[Game, chess.Color]:
+    def _my_game(self, account: Account, game_id: str, *, bot_only: bool = False) -> tuple[HostedGame, chess.Color]:
         if bot_only and not account.bot:
             raise ApiError(400, "This endpoint can only be used with a Bot account")
         game = self.games.get(game_id)
@@ -544,7 +545,7 @@ class World:
             raise ApiError(404, "No such game")
         return game, color
 
-    def _game_ended(self, game: Game, *, skip: Account | None = None) -> None:
+    def _game_ended(self, game: HostedGame, *, skip: Account | None = None) -> None:
         """Tells the streams: Lichess the final state, then the end of the stream and a ``gameFinish``
         event; pychess a bare ``gameEnd`` (to everyone but *skip*) on streams that stay open."""
         end = self.dialect.game_end(game)
@@ -575,7 +576,7 @@ class World:
                 if not expired:
                     self.cond.wait(min(due.values()) - now if due else None)
 
-    def _due(self, game: Game) -> float | None:
+    def _due(self, game: HostedGame) -> float | None:
         if game.over:
             return None
         due = game.turn_started + self.first_move_timeout_s if len(game.moves) < 2 else game.flag_time()
@@ -584,10 +585,10 @@ class World:
             due = claimable if due is None else min(due, claimable)
         return due
 
-    def _claim_to_announce(self, game: Game) -> bool:
+    def _claim_to_announce(self, game: HostedGame) -> bool:
         return game.gone is not None and not game.gone_claimable_told and self.dialect.lichess_extras
 
-    def _time_out(self, game: Game) -> None:
+    def _time_out(self, game: HostedGame) -> None:
         now = time.monotonic()
         if self._claim_to_announce(game) and now >= game.gone_since + self.gone_claim_s:
             game.gone_claimable_told = True

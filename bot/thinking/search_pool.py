@@ -72,7 +72,7 @@ class WorkerDied(RuntimeError):
 
 
 @dataclass(frozen=True)
-class _Search:
+class _SearchRequest:
     job_id: int
     initial_fen: str | None
     moves: tuple[str, ...]
@@ -134,7 +134,7 @@ def _worker_main(connection: Connection, hash_mb: int, book_file: str | None, jo
     # move-to-reply time (bench/speed/latency.py); the listener rarely runs, so a short interval is free.
     sys.setswitchinterval(LISTENER_SWITCH_INTERVAL_S)
     _engine = Engine(hash_mb=hash_mb, book=_open_book(book_file), elo=elo)
-    searches: queue.Queue[_Search] = queue.Queue()
+    searches: queue.Queue[_SearchRequest] = queue.Queue()
     controls: dict[int, _Control] = {}
     lock = threading.Lock()
     threading.Thread(target=_listen, args=(connection, searches, controls, lock), name="listen", daemon=True).start()
@@ -153,13 +153,13 @@ def _worker_main(connection: Connection, hash_mb: int, book_file: str | None, jo
         connection.send(done)
 
 
-def _listen(connection: Connection, searches: queue.Queue[_Search], controls: dict[int, _Control],
+def _listen(connection: Connection, searches: queue.Queue[_SearchRequest], controls: dict[int, _Control],
             lock: threading.Lock) -> None:
     try:
         while True:
             message = connection.recv()
             with lock:
-                if isinstance(message, _Search):
+                if isinstance(message, _SearchRequest):
                     controls[message.job_id] = _Control(threading.Event(), Ponder() if message.ponder else None)
                     searches.put(message)
                     continue
@@ -437,9 +437,10 @@ class SearchPool:
             self._homes.move_to_end(job.game_id)
             while len(self._homes) > HOMES_KEPT:
                 self._homes.popitem(last=False)
-        self._tell(worker, _Search(job.job_id, job.initial_fen, job.moves, job.limits, job.submitted, job.ponder))
+        request = _SearchRequest(job.job_id, job.initial_fen, job.moves, job.limits, job.submitted, job.ponder)
+        self._tell(worker, request)
 
-    def _tell(self, worker: _Worker, message: _Search | _Hit | _Stop) -> None:
+    def _tell(self, worker: _Worker, message: _SearchRequest | _Hit | _Stop) -> None:
         assert worker.connection is not None
         try:
             worker.connection.send(message)

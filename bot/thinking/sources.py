@@ -1,12 +1,12 @@
 """Where a move comes from: the built-in engine in worker processes, or any UCI engine an operator names.
 
-The runner opens one :class:`GameEngine` per game from an :class:`Engines` and closes it when the
-game is over; the player asks it for moves and to ponder (:meth:`GameEngine.submit`,
-:meth:`GameEngine.ponder`). :func:`open_engines` picks the kind from ``engine.command``:
+The runner opens one :class:`MoveSource` per game from an :class:`MoveSources` and closes it when the
+game is over; the player asks it for moves and to ponder (:meth:`MoveSource.submit`,
+:meth:`MoveSource.ponder`). :func:`open_move_sources` picks the kind from ``engine.command``:
 
-* :class:`BuiltinEngines`: every game's searches go to the shared
+* :class:`BuiltinMoveSources`: every game's searches go to the shared
   :class:`~bot.thinking.search_pool.SearchPool`, so opening and closing a game costs nothing.
-* :class:`UciEngines`: the operator's UCI engine (Fairy-Stockfish, ``knightmate-bot uci``, ...),
+* :class:`UciMoveSources`: the operator's UCI engine (Fairy-Stockfish, ``knightmate-bot uci``, ...),
   driven through python-chess's :mod:`chess.engine`, one process per game: started when the game
   starts, quit when it is over, killed when it hangs (:data:`~EngineSettings.hang_margin_s` past
   its time), and started again at once after a crash or a hang; the move that was lost is the
@@ -52,7 +52,7 @@ INFO = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
 Process = tuple[asyncio.SubprocessTransport, chess.engine.UciProtocol]
 
 
-class GameEngine(Protocol):
+class MoveSource(Protocol):
     """One game's move source: what the player calls, and what the runner closes after the game."""
 
     #: Which engine plays, as the ``!name`` chat command tells it.
@@ -72,7 +72,8 @@ class GameEngine(Protocol):
 
 
 class Pool(Protocol):
-    """What a :class:`PooledEngine` needs of the shared :class:`~bot.thinking.search_pool.SearchPool`; tests fake it."""
+    """What a :class:`BuiltinMoveSource` needs of the shared :class:`~bot.thinking.search_pool.SearchPool`;
+    tests fake it."""
 
     def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits,
                game_id: str | None = None) -> Future[SearchResult]: ...
@@ -83,10 +84,10 @@ class Pool(Protocol):
 
 
 @runtime_checkable
-class Engines(Protocol):
-    """Opens a :class:`GameEngine` for each game the runner starts."""
+class MoveSources(Protocol):
+    """Opens a :class:`MoveSource` for each game the runner starts."""
 
-    def open(self, game_id: str) -> GameEngine: ...
+    def open(self, game_id: str) -> MoveSource: ...
 
 
 class EngineStartError(ConfigError):
@@ -96,7 +97,7 @@ class EngineStartError(ConfigError):
 # -- the built-in engine -------------------------------------------------------------------------
 
 
-class PooledEngine:
+class BuiltinMoveSource:
     """A game's searches, sent to the search pool that every game shares, named by the game so that
     they go to its home worker (whose hash knows the game) and end its ponder search."""
 
@@ -119,14 +120,14 @@ class PooledEngine:
         self.stop_ponder()
 
 
-class BuiltinEngines:
+class BuiltinMoveSources:
     """The built-in engine: every game searches in one pool (in tests, any :class:`Pool`)."""
 
     def __init__(self, pool: Pool) -> None:
         self.pool = pool
 
-    def open(self, game_id: str) -> PooledEngine:
-        return PooledEngine(self.pool, game_id)
+    def open(self, game_id: str) -> BuiltinMoveSource:
+        return BuiltinMoveSource(self.pool, game_id)
 
 
 # -- what an external engine is told -------------------------------------------------------------
@@ -238,7 +239,7 @@ class EngineHung(chess.engine.EngineError):
     """The engine did not answer a move in its time and the margin; it has been killed."""
 
 
-class UciGameEngine:
+class UciMoveSource:
     """One game's external engine process. Thread-safe; its state is touched on the loop only.
 
     A new search supersedes one still running (chess.engine sends it ``stop``); each search starts
@@ -371,18 +372,18 @@ def _alive(task: asyncio.Task[Process]) -> bool:
     return not task.result()[1].returncode.done()
 
 
-class UciEngines:
+class UciMoveSources:
     """The operator's UCI engine, one process per game, all driven from one asyncio loop thread."""
 
     def __init__(self, settings: EngineSettings) -> None:
         if settings.command is None:
-            raise ValueError("UciEngines needs engine.command")
+            raise ValueError("UciMoveSources needs engine.command")
         self.settings = settings
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="uci-engines", daemon=True)
         self._thread.start()
         self._lock = threading.Lock()
-        self._games: list[UciGameEngine] = []
+        self._games: list[UciMoveSource] = []
 
     def check(self) -> None:
         """Starts the engine once, as each game will, and quits it: a bad command, engine or option
@@ -392,8 +393,8 @@ class UciEngines:
 
         asyncio.run_coroutine_threadsafe(start_and_quit(), self._loop).result()
 
-    def open(self, game_id: str) -> UciGameEngine:
-        engine = UciGameEngine(game_id, self.settings, self._loop)
+    def open(self, game_id: str) -> UciMoveSource:
+        engine = UciMoveSource(game_id, self.settings, self._loop)
         with self._lock:
             # A bot runs for weeks: forget games whose engine has quit.
             self._games = [game for game in self._games if not (game.closing and game.closing.done())]
@@ -418,18 +419,18 @@ class UciEngines:
 
 
 @contextlib.contextmanager
-def open_engines(settings: EngineSettings, workers: int) -> Iterator[Engines]:
+def open_move_sources(settings: EngineSettings, workers: int) -> Iterator[MoveSources]:
     """The move source ``run`` and ``demo`` play with, ready and checked; closed on exit with every
     engine process and worker it started. Raises :class:`EngineStartError` for a bad external engine."""
     if settings.command is None:
         pool = SearchPool(workers, settings.hash_mb, book_file=settings.book_file, elo=settings.builtin_elo)
         try:
             pool.warm_up()
-            yield BuiltinEngines(pool)
+            yield BuiltinMoveSources(pool)
         finally:
             pool.close()
         return
-    engines = UciEngines(settings)
+    engines = UciMoveSources(settings)
     try:
         engines.check()
         yield engines

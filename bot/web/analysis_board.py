@@ -30,7 +30,7 @@ from bot.analysis import (
     close_engine,
 )
 from bot.sandbox.human import check_square, legal_moves_json
-from bot.sandbox.servers import JsonObject
+from bot.sandbox.imitations import JsonObject
 from bot.sandbox.world import ApiError
 from variant import KnightmateBoard, describe_status
 

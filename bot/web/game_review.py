@@ -29,7 +29,7 @@ from bot.analysis import (
     annotated,
     close_engine,
 )
-from bot.sandbox.servers import JsonObject
+from bot.sandbox.imitations import JsonObject
 from bot.sandbox.world import ApiError
 from bot.web.analysis_board import drain, knightmate_pgn, score_json
 from variant import KnightmateBoard

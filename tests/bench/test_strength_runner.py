@@ -1,6 +1,6 @@
 """The match runner in bench/: Elo arithmetic, clocks, the pyffish referee, and forfeits.
 
-Engines here are the random mover and tiny fake engines written per test, each misbehaving in one
+MoveSources here are the random mover and tiny fake engines written per test, each misbehaving in one
 way (an illegal move, no answer, a crash); games start from positions a few plies from the end,
 so the whole file runs in seconds.
 """

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from bot.cli.main import main
-from bot.sandbox.serve import serve
+from bot.sandbox.standalone import serve
 from tests.helpers.sandbox_harness import ScriptedClient, json_lines, next_of_type
 
 

@@ -23,7 +23,7 @@ import requests
 from bot.config import ChallengeSettings
 from bot.engine import Limits, SearchResult
 from bot.games import runner
-from bot.sandbox import GameRecord, Sandbox
+from bot.sandbox import GameSnapshot, Sandbox
 from bot.thinking.search_pool import SearchPool
 from tests.helpers.bot_harness import BOT, TOKEN, LocalBot, bot_settings, check_game, decline_reason, make_sandbox, play
 
@@ -77,7 +77,7 @@ def test_whole_game_is_played_to_the_end_with_greeting_goodbye_and_pgn(sandbox: 
     check_annotations(pgn, record, [entry.getMessage() for entry in caplog.records], sandbox.dialect.name)
 
 
-def check_annotations(pgn: chess.pgn.Game, record: GameRecord, log: list[str], dialect: str) -> None:
+def check_annotations(pgn: chess.pgn.Game, record: GameSnapshot, log: list[str], dialect: str) -> None:
     """The PGN's evals and depths are those the bot logged for its moves, and its clocks those the
     server reported: every move's, and (Lichess tells the final state) each side's last one."""
     bot_color = chess.WHITE if record.white == BOT else chess.BLACK

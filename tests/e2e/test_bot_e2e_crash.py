@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.sandbox import GameRecord, Sandbox
+from bot.sandbox import GameSnapshot, Sandbox
 from tests.e2e.test_bot_e2e_process import GOODBYE, start_bot, stop, write_config
 from tests.helpers.bot_harness import BOT, make_sandbox, play
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish
@@ -43,11 +43,11 @@ def crash_config(sandbox: Sandbox, directory: Path, engine: str | None) -> Path:
     return path
 
 
-def bot_moves(record: GameRecord) -> int:
+def bot_moves(record: GameSnapshot) -> int:
     return sum(1 for post in record.posts if post.username == BOT and post.accepted)
 
 
-def bot_lost_on_time(record: GameRecord) -> bool:
+def bot_lost_on_time(record: GameSnapshot) -> bool:
     return record.status in ("outoftime", "timeout") and record.winner != ("white" if record.white == BOT else "black")
 
 
@@ -55,7 +55,7 @@ def pgn_result(directory: Path, game_id: str) -> str:
     return (directory / "games" / f"{game_id}.pgn").read_text().split('[Result "')[1].split('"')[0]
 
 
-def said_goodbye(record: GameRecord) -> bool:
+def said_goodbye(record: GameSnapshot) -> bool:
     return any(line.username == BOT and line.text == GOODBYE for line in record.chat)
 
 

@@ -17,7 +17,7 @@ import yaml
 
 from bot.config import parse_settings
 from bot.sandbox import Sandbox
-from bot.thinking.sources import UciEngines
+from bot.thinking.sources import UciMoveSources
 from tests.e2e.test_bot_e2e_process import run_cli, write_config
 from tests.helpers.bot_harness import BOT, LocalBot, bot_settings, check_game, make_sandbox, play
 from tests.helpers.engine_processes import (
@@ -57,7 +57,7 @@ def bot(sandbox: Sandbox, tmp_path: Path, command: str) -> Iterator[LocalBot]:
     engine = parse_settings({"engine": {"command": command, "start_timeout_s": 30, "hang_margin_s": 2}}).engine
     settings = dataclasses.replace(settings, engine=dataclasses.replace(
         engine, move_overhead_ms=settings.engine.move_overhead_ms, max_move_time_ms=settings.engine.max_move_time_ms))
-    engines = UciEngines(settings.engine)
+    engines = UciMoveSources(settings.engine)
     try:
         engines.check()
         local = LocalBot(sandbox, settings, engines).start()

@@ -19,7 +19,7 @@ from bot.games.clock_reserve import (
 )
 from bot.games.record import Game
 from bot.remote.events import GameFull, GameState, Player
-from bot.thinking.sources import UciEngines
+from bot.thinking.sources import UciMoveSources
 from tests.games.test_game import new_game
 from tests.helpers.engine_processes import FAKE_ENGINE
 from tests.thinking.test_move_sources import uci_settings
@@ -87,7 +87,7 @@ def test_the_clocks_an_external_engine_reads_carry_the_reserve_and_the_overhead(
     game = game_15_plus_1(RESERVE)
     assert game.base_ms == 15_000 and game.reserve_ms() == 3_000
     lines = tmp_path / "received"
-    engines = UciEngines(uci_settings((*FAKE_ENGINE, "record", str(lines), "e8c7")))
+    engines = UciMoveSources(uci_settings((*FAKE_ENGINE, "record", str(lines), "e8c7")))
     try:
         engine = engines.open("g1")
         assert game.state is not None

@@ -13,8 +13,8 @@ import pytest
 from bot.engine.external import engine_board
 from bot.engine.uci import UciSession
 from bot.remote.events import GameFull, GameState, Player
-from bot.sandbox.model import Account, Challenge, MoveRejected
-from bot.sandbox.model import Game as RefereeGame
+from bot.sandbox.hosted import Account, HostedChallenge, MoveRejected
+from bot.sandbox.hosted import HostedGame as RefereeGame
 from bot.thinking.search_pool import _position
 from tests.games.test_game import new_game
 from variant import STARTING_FEN, GameMoveError, KnightmateBoard
@@ -48,7 +48,7 @@ def test_the_search_pool_refuses_a_null_move_in_the_moves_it_is_given() -> None:
 
 def test_the_sandbox_referee_refuses_the_null_move_as_illegal() -> None:
     white, black = Account("W", "t1", True), Account("B", "t2", True)
-    challenge = Challenge("c1", white, black, 60, 0, None, False, "white", "white", "knightmate", None)
+    challenge = HostedChallenge("c1", white, black, 60, 0, None, False, "white", "white", "knightmate", None)
     referee = RefereeGame("g1", challenge, white, black, now=100.0)
     with pytest.raises(MoveRejected) as rejected:
         referee.play(chess.WHITE, "0000", now=100.0)

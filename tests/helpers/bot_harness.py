@@ -21,8 +21,8 @@ from bot.cli.demo import local_settings
 from bot.config import Secret, Settings
 from bot.games.runner import Runner
 from bot.remote.client import Client
-from bot.sandbox import GameRecord, Sandbox
-from bot.thinking.sources import BuiltinEngines, Engines, Pool
+from bot.sandbox import GameSnapshot, Sandbox
+from bot.thinking.sources import BuiltinMoveSources, MoveSources, Pool
 
 BOT = "mybot"
 TOKEN = "tok-mybot"
@@ -52,12 +52,12 @@ def bot_settings(sandbox: Sandbox, directory: Path, *, concurrency: int = 1, mov
 class LocalBot:
     """The bot on a thread of this process, as ``knightmate-bot run`` would run it."""
 
-    def __init__(self, sandbox: Sandbox, settings: Settings, engines: Engines | Pool) -> None:
+    def __init__(self, sandbox: Sandbox, settings: Settings, engines: MoveSources | Pool) -> None:
         self.sandbox = sandbox
         self.settings = settings
         self.client = Client(settings.server, Secret(TOKEN), give_up_after_s=settings.game.give_up_after_s)
-        if not isinstance(engines, Engines):
-            engines = BuiltinEngines(engines)  # a shared pool or a test's fake: every game searches with it
+        if not isinstance(engines, MoveSources):
+            engines = BuiltinMoveSources(engines)  # a shared pool or a test's fake: every game searches with it
         self.runner = Runner(settings, self.client, engines, workers=1)
         self.stop_event = threading.Event()
         self.exit_code: int | None = None
@@ -104,7 +104,7 @@ def decline_reason(sandbox: Sandbox, opponent: str = "randy", **challenge: objec
 
 
 def check_game(sandbox: Sandbox, game_id: str, bot: LocalBot, *, may_lose: bool = False,
-               allow_unknown: Callable[[GameRecord], bool] | None = None) -> tuple[GameRecord, chess.pgn.Game]:
+               allow_unknown: Callable[[GameSnapshot], bool] | None = None) -> tuple[GameSnapshot, chess.pgn.Game]:
     """Waits for the game's end and the bot's PGN; asserts everything a finished game must satisfy."""
     record = sandbox.wait_game_over(game_id, timeout=GAME_TIMEOUT_S)
     bot.runner.wait_game_done(game_id, timeout=30)

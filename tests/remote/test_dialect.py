@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot import dialect as bot_dialect
-from bot.dialect import DIALECTS, LICHESS, PYCHESS, resolve
-from bot.sandbox import servers as sandbox_dialect
-from bot.sandbox.model import Account, Challenge, Game
-from bot.sandbox.servers import DIALECTS as SANDBOX_DIALECTS
+from bot.dialect import IMITATIONS, LICHESS, PYCHESS, resolve
+from bot.sandbox import imitations as sandbox_dialect
+from bot.sandbox.hosted import Account, HostedChallenge, HostedGame
+from bot.sandbox.imitations import IMITATIONS as SANDBOX_DIALECTS
 
 CUSTOM_FEN = "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"
 
@@ -53,17 +53,18 @@ def test_no_module_outside_the_dialect_modules_compares_dialect_names() -> None:
     assert found == {}
 
 
-@pytest.mark.parametrize("name", sorted(DIALECTS))
+@pytest.mark.parametrize("name", sorted(IMITATIONS))
 def test_each_bot_dialect_has_a_sandbox_twin_that_behaves_as_its_flags_say(name: str) -> None:
-    ours, twin = DIALECTS[name], SANDBOX_DIALECTS[name]()
+    ours, twin = IMITATIONS[name], SANDBOX_DIALECTS[name]()
     assert twin.name == ours.name
     assert ours.delivers_chat == twin.chat_reaches_bots
     assert ours.draw_offers == twin.lichess_extras
     assert ours.resignation_ends_stream == twin.resignation_ends_stream
     white, black = Account("W", "t1", True), Account("B", "t2", True)
-    challenge = Challenge("c1", white, black, 60, 0, None, False, "white", "white", "knightmate", CUSTOM_FEN)
+    challenge = HostedChallenge("c1", white, black, 60, 0, None, False, "white", "white", "knightmate", CUSTOM_FEN)
     assert ours.initial_fen_in_challenge == ("initialFen" in twin.challenge(challenge))
-    assert ours.round_socket == (twin.round_socket(Game("g1", challenge, white, black, now=100.0), 100.0) is not None)
+    game = HostedGame("g1", challenge, white, black, now=100.0)
+    assert ours.round_socket == (twin.round_socket(game, 100.0) is not None)
     required = {twin.required_stream_header} if twin.required_stream_header else set()
     assert {header for header, _ in ours.headers} == required
 

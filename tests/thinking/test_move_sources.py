@@ -20,10 +20,10 @@ from bot.config import EngineSettings, parse_settings
 from bot.engine import Limits, SearchResult
 from bot.engine.external import engine_board
 from bot.thinking.sources import (
-    BuiltinEngines,
+    BuiltinMoveSources,
     EngineHung,
     EngineStartError,
-    UciEngines,
+    UciMoveSources,
     answer_due_s,
     engine_limit,
     start_engine,
@@ -52,11 +52,11 @@ def uci_settings(command: str | tuple[str, ...], **values: object) -> EngineSett
 
 
 @pytest.fixture
-def engines(request: pytest.FixtureRequest) -> Iterator[UciEngines]:
-    """UciEngines for the command in the test's ``engine`` marker (with its settings)."""
+def engines(request: pytest.FixtureRequest) -> Iterator[UciMoveSources]:
+    """UciMoveSources for the command in the test's ``engine`` marker (with its settings)."""
     marker = request.node.get_closest_marker("engine")
     assert marker is not None
-    made = UciEngines(uci_settings(*marker.args, **marker.kwargs))
+    made = UciMoveSources(uci_settings(*marker.args, **marker.kwargs))
     yield made
     made.close()
 
@@ -131,7 +131,7 @@ def test_an_engine_is_due_to_answer_within_its_time_and_the_margin() -> None:
 def test_the_engine_reads_the_position_after_the_commoner_promotion_and_the_clocks_less_the_overhead(
         tmp_path: Path) -> None:
     lines = tmp_path / "received"
-    engines = UciEngines(uci_settings((*FAKE_ENGINE, "record", str(lines), "a8b8")))
+    engines = UciMoveSources(uci_settings((*FAKE_ENGINE, "record", str(lines), "a8b8")))
     try:
         limits = Limits(wtime_ms=60_000, btime_ms=50_000, winc_ms=2_000, binc_ms=1_000, move_overhead_ms=300)
         engines.open("g1").submit(PROMOTION_FEN, ("b7b8m",), limits).result(timeout=30)
@@ -150,7 +150,7 @@ def test_the_engine_reads_the_position_after_the_commoner_promotion_and_the_cloc
 @pytest.mark.engine(FAIRY_STOCKFISH or "")
 @pytest.mark.parametrize("moves", [("b7b8m",), ("b7b8m", "a8b8", "h1h8")])
 def test_fairy_stockfish_searches_the_true_position_after_a_commoner_promotion(
-        engines: UciEngines, moves: tuple[str, ...]) -> None:
+        engines: UciMoveSources, moves: tuple[str, ...]) -> None:
     # Told "b7b8n", Fairy-Stockfish would ignore it and every move after, and search with White to
     # move: its answer would be a White move, illegal here.
     engine = engines.open("g1")
@@ -160,21 +160,21 @@ def test_fairy_stockfish_searches_the_true_position_after_a_commoner_promotion(
 
 
 @pytest.mark.engine(KNIGHTMATE_BOT_UCI)
-def test_knightmate_bot_uci_plays_a_legal_move_with_a_score(engines: UciEngines) -> None:
+def test_knightmate_bot_uci_plays_a_legal_move_with_a_score(engines: UciMoveSources) -> None:
     result = engines.open("g1").submit(PROMOTION_FEN, ("b7b8m",), QUICK).result(timeout=60)
     assert result.move is not None and true_board(PROMOTION_FEN, ("b7b8m",)).is_legal(result.move)
     assert result.depth >= 1 and (result.score_cp is not None or result.mate is not None)
 
 
 @pytest.mark.engine((*FAKE_ENGINE, "bestmove", "b7b8m"))
-def test_an_engines_commoner_promotion_m_is_read_back_as_the_commoner(engines: UciEngines) -> None:
+def test_an_engines_commoner_promotion_m_is_read_back_as_the_commoner(engines: UciMoveSources) -> None:
     result = engines.open("g1").submit(PROMOTION_FEN, (), QUICK).result(timeout=30)
     assert result.move == chess.Move(chess.B7, chess.B8, promotion=COMMONER)
 
 
 @needs_fairy_stockfish
 @pytest.mark.engine(FAIRY_STOCKFISH or "", options={"UCI_LimitStrength": True, "UCI_Elo": 1500})
-def test_options_from_the_config_are_applied(engines: UciEngines) -> None:
+def test_options_from_the_config_are_applied(engines: UciMoveSources) -> None:
     engines.check()
     result = engines.open("g1").submit(None, (), QUICK).result(timeout=30)
     assert result.move is not None
@@ -184,7 +184,7 @@ def test_options_from_the_config_are_applied(engines: UciEngines) -> None:
 
 
 @pytest.mark.engine(KNIGHTMATE_BOT_UCI)
-def test_each_game_has_its_own_process_which_quits_when_the_game_is_closed(engines: UciEngines) -> None:
+def test_each_game_has_its_own_process_which_quits_when_the_game_is_closed(engines: UciMoveSources) -> None:
     first, second = engines.open("g1"), engines.open("g2")
     for engine in (first, second):
         engine.submit(None, (), QUICK).result(timeout=60)
@@ -198,7 +198,7 @@ def test_each_game_has_its_own_process_which_quits_when_the_game_is_closed(engin
 
 
 @pytest.mark.engine((*FAKE_ENGINE, "bestmove", "e1f3"))
-def test_an_engine_that_dies_between_moves_is_started_again_for_the_next(engines: UciEngines) -> None:
+def test_an_engine_that_dies_between_moves_is_started_again_for_the_next(engines: UciMoveSources) -> None:
     engine = engines.open("g1")
     assert engine.submit(PROMOTION_FEN, (), QUICK).result(timeout=30).move == chess.Move(chess.E1, chess.F3)
     (before,) = engine_pids(FAKE_ENGINE[1])
@@ -210,7 +210,7 @@ def test_an_engine_that_dies_between_moves_is_started_again_for_the_next(engines
 
 def test_a_hung_engine_is_killed_and_the_next_move_gets_a_new_one(tmp_path: Path) -> None:
     marker = tmp_path / "hung-once"
-    engines = UciEngines(uci_settings((*FAKE_ENGINE, "hang-once", str(marker), "e1f3"), hang_margin_s=0.5))
+    engines = UciMoveSources(uci_settings((*FAKE_ENGINE, "hang-once", str(marker), "e1f3"), hang_margin_s=0.5))
     try:
         engine = engines.open("g1")
         with pytest.raises(EngineHung):
@@ -227,7 +227,7 @@ def test_a_search_left_hanging_is_superseded_by_the_next_and_the_engine_replaced
     # The player posts a fallback move long before a hung engine's time is up; the next search must
     # not wait for that time.
     marker = tmp_path / "hung"
-    engines = UciEngines(uci_settings((*FAKE_ENGINE, "hang-once", str(marker), "e1f3"), hang_margin_s=0.5))
+    engines = UciMoveSources(uci_settings((*FAKE_ENGINE, "hang-once", str(marker), "e1f3"), hang_margin_s=0.5))
     try:
         engine = engines.open("g1")
         hanging = engine.submit(PROMOTION_FEN, (), Limits(wtime_ms=600_000, btime_ms=600_000))
@@ -241,7 +241,7 @@ def test_a_search_left_hanging_is_superseded_by_the_next_and_the_engine_replaced
 def test_an_engine_hanging_when_its_game_ends_is_killed_within_the_margin(tmp_path: Path,
                                                                           caplog: pytest.LogCaptureFixture) -> None:
     marker = tmp_path / "hung"
-    engines = UciEngines(uci_settings((*FAKE_ENGINE, "hang-once", str(marker), "e1f3"), hang_margin_s=0.5))
+    engines = UciMoveSources(uci_settings((*FAKE_ENGINE, "hang-once", str(marker), "e1f3"), hang_margin_s=0.5))
     try:
         engine = engines.open("g1")
         engine.submit(PROMOTION_FEN, (), Limits(wtime_ms=600_000, btime_ms=600_000))
@@ -277,7 +277,7 @@ START_ERRORS = [
 @pytest.mark.parametrize(("command", "values", "message"), START_ERRORS)
 def test_an_engine_that_cannot_play_is_one_line_naming_the_key(command: str | tuple[str, ...],
                                                                values: dict[str, object], message: str) -> None:
-    engines = UciEngines(uci_settings(command, **values))
+    engines = UciMoveSources(uci_settings(command, **values))
     try:
         with pytest.raises(EngineStartError, match=message) as caught:
             engines.check()
@@ -288,7 +288,7 @@ def test_an_engine_that_cannot_play_is_one_line_naming_the_key(command: str | tu
 
 
 def test_a_game_whose_engine_cannot_start_fails_its_searches_not_the_bot() -> None:
-    engines = UciEngines(uci_settings("/nonexistent/engine"))
+    engines = UciMoveSources(uci_settings("/nonexistent/engine"))
     try:
         with pytest.raises(EngineStartError):
             engines.open("g1").submit(None, (), QUICK).result(timeout=30)
@@ -318,7 +318,7 @@ class RecordingPool:
 
 def test_a_built_in_games_searches_name_the_game_and_closing_it_ends_its_pondering() -> None:
     pool = RecordingPool()
-    engine = BuiltinEngines(pool).open("g7")
+    engine = BuiltinMoveSources(pool).open("g7")
     engine.submit(None, ("e2e3",), Limits(movetime_ms=10))
     engine.ponder(None, ("e2e3", "e7e6"))
     engine.close()

@@ -22,7 +22,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from bench.page import browser_page
 from bench.page.browser_page import Page
 from bot.sandbox import Sandbox
-from bot.web.server import PageServer
+from bot.web.page_server import PageServer
 
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 

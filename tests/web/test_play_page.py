@@ -29,7 +29,7 @@ from bot.cli.main import main
 from bot.engine import levels
 from bot.sandbox import Sandbox, human
 from bot.sandbox.opponents import strength_options
-from bot.web.server import CSRF_HEADER, PageServer, host_allowed
+from bot.web.page_server import CSRF_HEADER, PageServer, host_allowed
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish, recorded, wait_until
 from variant import KnightmateBoard
 

@@ -1,6 +1,6 @@
 """What the two servers say and how they behave, one class per dialect (docs/api.md).
 
-:class:`Lichess` and :class:`Pychess` build every JSON line and answer body the sandbox sends and
+:class:`LichessImitation` and :class:`PychessImitation` build every JSON line and answer body the sandbox sends and
 hold the behaviour flags in which the servers differ (illegal moves, aborts, stream ends,
 reconnects). Everything dialect-specific in the sandbox lives here; the rest asks the dialect.
 This module never touches sockets or sandbox state: it turns model objects into plain dicts.
@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import chess
 
-from bot.sandbox.model import STATUS_IDS, Account, Challenge, Game, color_name
+from bot.sandbox.hosted import STATUS_IDS, Account, HostedChallenge, HostedGame, color_name
 
 JsonObject = dict[str, Any]
 
@@ -34,7 +34,7 @@ def _variant_name(key: str) -> str:
     return key[:1].upper() + key[1:]
 
 
-class Dialect:
+class ServerImitation:
     """The shared shape of both dialects; subclasses override what differs."""
 
     name: ClassVar[str]
@@ -85,47 +85,47 @@ class Dialect:
     def account(self, account: Account) -> JsonObject:
         raise NotImplementedError
 
-    def challenge(self, challenge: Challenge) -> JsonObject:
+    def challenge(self, challenge: HostedChallenge) -> JsonObject:
         raise NotImplementedError
 
-    def challenge_event(self, kind: str, challenge: Challenge) -> JsonObject:
+    def challenge_event(self, kind: str, challenge: HostedChallenge) -> JsonObject:
         return {"type": kind, "challenge": self.challenge(challenge)}
 
-    def game_start(self, game: Game, account: Account) -> JsonObject:
+    def game_start(self, game: HostedGame, account: Account) -> JsonObject:
         raise NotImplementedError
 
-    def game_finish(self, game: Game, account: Account) -> JsonObject | None:
+    def game_finish(self, game: HostedGame, account: Account) -> JsonObject | None:
         """The event-stream line at a game's end, or None if the dialect sends none."""
         return None
 
-    def game_full(self, game: Game, now: float) -> JsonObject:
+    def game_full(self, game: HostedGame, now: float) -> JsonObject:
         raise NotImplementedError
 
-    def game_state(self, game: Game, now: float) -> JsonObject:
+    def game_state(self, game: HostedGame, now: float) -> JsonObject:
         raise NotImplementedError
 
-    def game_end(self, game: Game) -> JsonObject | None:
+    def game_end(self, game: HostedGame) -> JsonObject | None:
         """The game-stream line at a game's end, or None if the final state says it."""
         return None
 
-    def round_socket(self, game: Game, now: float) -> tuple[JsonObject, JsonObject] | None:
+    def round_socket(self, game: HostedGame, now: float) -> tuple[JsonObject, JsonObject] | None:
         """What the game's round socket sends a new connection: a greeting, then the ``board``
         message (what a spectator sees at *now*); None if the dialect has no round socket."""
         return None
 
-    def time_control(self, challenge: Challenge) -> JsonObject:
+    def time_control(self, challenge: HostedChallenge) -> JsonObject:
         if challenge.days is not None:
             return {"type": "correspondence", "daysPerTurn": challenge.days}
         if challenge.limit_s is None:
             return {"type": "unlimited"}
         return {"type": "clock", "limit": challenge.limit_s, "increment": challenge.increment_s}
 
-    def _times(self, game: Game) -> tuple[int, int]:
+    def _times(self, game: HostedGame) -> tuple[int, int]:
         # Clocks as of the last move, as both servers send them.
         return game.times[chess.WHITE], game.times[chess.BLACK]
 
 
-class Lichess(Dialect):
+class LichessImitation(ServerImitation):
     name = "lichess"
     keepalive = b"\n"
     keepalive_s = 7.0
@@ -165,7 +165,7 @@ class Lichess(Dialect):
     def _variant(self, key: str) -> JsonObject:
         return {"key": key, "name": _variant_name(key), "short": key[:2].upper()}
 
-    def challenge(self, challenge: Challenge) -> JsonObject:
+    def challenge(self, challenge: HostedChallenge) -> JsonObject:
         control = self.time_control(challenge)
         if control["type"] == "clock":
             control["show"] = f"{challenge.limit_s // 60 if challenge.limit_s else 0}+{challenge.increment_s}"
@@ -183,7 +183,7 @@ class Lichess(Dialect):
             body["declineReason"] = f"declined: {challenge.decline_reason}"
         return body
 
-    def _game_summary(self, game: Game, account: Account) -> JsonObject:
+    def _game_summary(self, game: HostedGame, account: Account) -> JsonObject:
         color = game.color_of(account)
         assert color is not None
         opponent = game.player(not color)
@@ -204,16 +204,16 @@ class Lichess(Dialect):
             summary["winner"] = color_name(game.winner)
         return summary
 
-    def game_start(self, game: Game, account: Account) -> JsonObject:
+    def game_start(self, game: HostedGame, account: Account) -> JsonObject:
         return {"type": "gameStart", "game": self._game_summary(game, account)}
 
-    def game_finish(self, game: Game, account: Account) -> JsonObject | None:
+    def game_finish(self, game: HostedGame, account: Account) -> JsonObject | None:
         return {"type": "gameFinish", "game": self._game_summary(game, account)}
 
     def _player(self, account: Account) -> JsonObject:
         return {"id": account.id, "name": account.username, "title": account.title, "rating": account.rating}
 
-    def game_full(self, game: Game, now: float) -> JsonObject:
+    def game_full(self, game: HostedGame, now: float) -> JsonObject:
         full: JsonObject = {
             "type": "gameFull", "id": game.id, "rated": game.challenge.rated,
             "variant": self._variant(game.challenge.variant), "speed": game.challenge.speed,
@@ -225,7 +225,7 @@ class Lichess(Dialect):
             full["clock"] = {"initial": game.initial_ms, "increment": game.increment_ms}
         return full
 
-    def game_state(self, game: Game, now: float) -> JsonObject:
+    def game_state(self, game: HostedGame, now: float) -> JsonObject:
         wtime, btime = self._times(game)
         state: JsonObject = {
             "type": "gameState", "moves": " ".join(game.moves), "wtime": wtime, "btime": btime,
@@ -238,7 +238,7 @@ class Lichess(Dialect):
         return state
 
 
-class Pychess(Dialect):
+class PychessImitation(ServerImitation):
     name = "pychess"
     keepalive = b'{"type":"ping"}\n'
     keepalive_s = 6.0
@@ -262,7 +262,7 @@ class Pychess(Dialect):
     def account(self, account: Account) -> JsonObject:
         return {"id": account.id, "username": account.username, "title": account.title or ""}
 
-    def challenge(self, challenge: Challenge) -> JsonObject:
+    def challenge(self, challenge: HostedChallenge) -> JsonObject:
         challenger: JsonObject = {"name": challenge.challenger.username,
                                   "rating": challenge.challenger.rating,
                                   "title": challenge.challenger.title or ""}
@@ -273,27 +273,27 @@ class Pychess(Dialect):
             "level": challenge.level, "chess960": False,
         }
 
-    def game_start(self, game: Game, account: Account) -> JsonObject:
+    def game_start(self, game: HostedGame, account: Account) -> JsonObject:
         return {"type": "gameStart",
                 "game": {"id": game.id, "skill_level": str(game.challenge.level), "chess960": "False"}}
 
-    def game_full(self, game: Game, now: float) -> JsonObject:
+    def game_full(self, game: HostedGame, now: float) -> JsonObject:
         return {
             "type": "gameFull", "id": game.id, "variant": {"name": game.challenge.variant},
             "white": {"name": game.white.username}, "black": {"name": game.black.username},
             "initialFen": game.initial_fen or "", "state": self.game_state(game, now),
         }
 
-    def game_state(self, game: Game, now: float) -> JsonObject:
+    def game_state(self, game: HostedGame, now: float) -> JsonObject:
         wtime, btime = self._times(game)
         increment_s = game.increment_ms // 1000
         return {"type": "gameState", "moves": " ".join(game.moves), "wtime": wtime, "btime": btime,
                 "winc": increment_s, "binc": increment_s, "status": "started"}
 
-    def game_end(self, game: Game) -> JsonObject | None:
+    def game_end(self, game: HostedGame) -> JsonObject | None:
         return {"type": "gameEnd", "game": {"id": game.id}}
 
-    def round_socket(self, game: Game, now: float) -> tuple[JsonObject, JsonObject] | None:
+    def round_socket(self, game: HostedGame, now: float) -> tuple[JsonObject, JsonObject] | None:
         # pychess first says who of the players is online.
         greeting: JsonObject = {"type": "user_present", "username": game.white.username}
         if game.winner is not None:
@@ -317,6 +317,6 @@ class Pychess(Dialect):
         return greeting, board
 
 
-DIALECTS: dict[str, type[Dialect]] = {"lichess": Lichess, "pychess": Pychess}
+IMITATIONS: dict[str, type[ServerImitation]] = {"lichess": LichessImitation, "pychess": PychessImitation}
 
-__all__ = ["DIALECTS", "Dialect", "JsonObject", "Lichess", "Pychess", "ndjson"]
+__all__ = ["IMITATIONS", "JsonObject", "LichessImitation", "PychessImitation", "ServerImitation", "ndjson"]

@@ -1,4 +1,4 @@
-"""The sandbox's state: accounts, challenges and games, with the referee that moves a game on.
+"""What the sandbox hosts: accounts, challenges and games as plain records, with the referee that moves a game on.
 
 Plain data and Knightmate rules only (the referee is :class:`variant.KnightmateBoard`). Times are
 milliseconds and instants are :func:`time.monotonic` seconds. Nothing here knows about HTTP, JSON,
@@ -90,7 +90,7 @@ class Account:
 
 
 @dataclasses.dataclass
-class Challenge:
+class HostedChallenge:
     """A challenge from ``challenger`` to ``dest``. ``color`` is what the challenger asked for
     (white, black or random); ``final_color`` the colour the challenger gets."""
 
@@ -132,7 +132,7 @@ class MovePost(NamedTuple):
     accepted: bool
 
 
-class ChatLine(NamedTuple):
+class HostedChatLine(NamedTuple):
     username: str
     room: str
     text: str
@@ -147,7 +147,7 @@ class MoveRejected(Exception):
         self.illegal = illegal
 
 
-class Game:
+class HostedGame:
     """One game and its referee: the board, the clocks and the result.
 
     The clock of the side to move starts on the third ply: neither side is charged for its first
@@ -156,7 +156,7 @@ class Game:
     thread notices, whichever comes first.
     """
 
-    def __init__(self, game_id: str, challenge: Challenge, white: Account, black: Account, now: float) -> None:
+    def __init__(self, game_id: str, challenge: HostedChallenge, white: Account, black: Account, now: float) -> None:
         self.id = game_id
         self.challenge = challenge
         self.white = white
@@ -183,7 +183,7 @@ class Game:
         self.gone_claimable_told = False
         self.posts: list[MovePost] = []
         self.duplicate_posts: list[MovePost] = []
-        self.chat: list[ChatLine] = []
+        self.chat: list[HostedChatLine] = []
 
     @property
     def over(self) -> bool:

@@ -31,7 +31,7 @@ from bot.analysis import EngineCommand
 from bot.loopback import is_loopback
 from bot.sandbox.handler import ClosingServer, JsonHandler
 from bot.sandbox.human import HumanSeat
-from bot.sandbox.servers import JsonObject
+from bot.sandbox.imitations import JsonObject
 from bot.sandbox.world import ApiError
 from bot.web.analysis_board import Analyser, position_json, read_paste
 from bot.web.game_review import Reviewer

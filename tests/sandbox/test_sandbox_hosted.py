@@ -1,18 +1,18 @@
-"""The sandbox's referee (bot.sandbox.model.Game): game ends, clocks and bad moves, without HTTP."""
+"""The sandbox's referee (bot.sandbox.hosted.Game): game ends, clocks and bad moves, without HTTP."""
 
 from __future__ import annotations
 
 import chess
 import pytest
 
-from bot.sandbox.model import Account, Challenge, Game, MoveRejected, decline_reason_key
+from bot.sandbox.hosted import Account, HostedChallenge, HostedGame, MoveRejected, decline_reason_key
 
 
-def new_game(initial_fen: str | None = None, limit_s: int | None = 60, increment_s: int = 2) -> Game:
+def new_game(initial_fen: str | None = None, limit_s: int | None = 60, increment_s: int = 2) -> HostedGame:
     white, black = Account("W", "t1", True), Account("B", "t2", True)
-    challenge = Challenge("c1", white, black, limit_s, increment_s, None, False, "white", "white", "knightmate",
+    challenge = HostedChallenge("c1", white, black, limit_s, increment_s, None, False, "white", "white", "knightmate",
                           initial_fen)
-    return Game("g1", challenge, white, black, now=100.0)
+    return HostedGame("g1", challenge, white, black, now=100.0)
 
 
 def test_moves_are_refused_out_of_turn_and_when_illegal() -> None:
