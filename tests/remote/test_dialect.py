@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 
 from bot import dialect as bot_dialect
-from bot.dialect import IMITATIONS, LICHESS, PYCHESS, resolve
-from bot.sandbox import imitations as sandbox_dialect
+from bot.dialect import DIALECTS, LICHESS, PYCHESS, resolve
+from bot.sandbox import imitations as sandbox_imitations
 from bot.sandbox.hosted import Account, HostedChallenge, HostedGame
-from bot.sandbox.imitations import IMITATIONS as SANDBOX_DIALECTS
+from bot.sandbox.imitations import IMITATIONS
 
 CUSTOM_FEN = "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"
 
 BOT = Path(bot_dialect.__file__).parent    # bot/: every module of the bot is searched
 #: The modules that may compare dialect names: the bot's dialects and the sandbox's.
-DIALECT_MODULES = {Path(bot_dialect.__file__), Path(sandbox_dialect.__file__)}
+DIALECT_MODULES = {Path(bot_dialect.__file__), Path(sandbox_imitations.__file__)}
 
 _NAME = r"""["'](?:lichess|pychess|auto)["']"""
 #: A dialect name compared as a string: ``== "pychess"``, ``"lichess" !=``, ``in ("lichess", ...)``,
@@ -53,9 +53,9 @@ def test_no_module_outside_the_dialect_modules_compares_dialect_names() -> None:
     assert found == {}
 
 
-@pytest.mark.parametrize("name", sorted(IMITATIONS))
+@pytest.mark.parametrize("name", sorted(DIALECTS))
 def test_each_bot_dialect_has_a_sandbox_twin_that_behaves_as_its_flags_say(name: str) -> None:
-    ours, twin = IMITATIONS[name], SANDBOX_DIALECTS[name]()
+    ours, twin = DIALECTS[name], IMITATIONS[name]()
     assert twin.name == ours.name
     assert ours.delivers_chat == twin.chat_reaches_bots
     assert ours.draw_offers == twin.lichess_extras
