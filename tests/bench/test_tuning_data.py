@@ -49,7 +49,7 @@ def test_a_real_game_writes_legal_positions_with_the_referees_check_flag() -> No
     agrees with pyffish, and the plies follow one another."""
     engine = UciPlayer("fairy-stockfish", [FAIRY_STOCKFISH], {})
     engine.start()
-    settings = make_tuning_data.Settings(nodes=300, random_plies=2, win_cp=1000, win_plies=6, draw_after=100,
+    settings = make_tuning_data.GenerationSettings(nodes=300, random_plies=2, win_cp=1000, win_plies=6, draw_after=100,
                                          draw_plies=20, max_plies=160)
     try:
         result, reason, samples = make_tuning_data.play_game(

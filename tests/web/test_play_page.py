@@ -23,6 +23,7 @@ import chess.pgn
 import pytest
 import requests
 
+from bench.page import make_pieces, make_sounds
 from bot.analysis import EngineCommand, close_engine
 from bot.cli.local_page import PlayError, announce, check_host
 from bot.cli.main import main
@@ -308,10 +309,6 @@ def test_the_vendored_board_pieces_and_sounds_are_served_and_nothing_beside_them
 
 
 def test_the_shipped_pieces_and_sounds_are_what_their_scripts_make() -> None:
-    import make_sounds
-
-    from bench.page import make_pieces
-
     for name, text in make_pieces.pieces().items():
         assert (make_pieces.OUT / name).read_text(encoding="utf-8") == text, name
     for name in make_sounds.SOUNDS:
