@@ -37,9 +37,10 @@ myst_heading_anchors = 3
 
 autodoc_default_options = {"members": True, "show-inheritance": True}
 autodoc_member_order = "bysource"
-autodoc_typehints = "description"
 autodoc_typehints_format = "short"
-autodoc_class_signature = "separated"
+# An override without a docstring of its own would show python-chess's text for Board's method:
+# the reference shows what Knightmate adds or changes, and says so in its own words.
+autodoc_inherit_docstrings = False
 
 html_theme = "furo"
 html_title = "knightmate-bot"
