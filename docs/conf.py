@@ -44,4 +44,5 @@ autodoc_inherit_docstrings = False
 
 html_theme = "furo"
 html_title = "knightmate-bot"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["reference.css"]

@@ -165,7 +165,7 @@ def _config_lines(keys: list[ConfigKey]) -> Iterator[str]:
     for key in keys:
         if key.name.split(".")[0] != section:
             section = key.name.split(".")[0]
-            yield f"## `{section}:`\n"
+            yield f"## {section}\n"
         yield f"```{{confval}} {key.name}"
         yield f":type: {key.accepts}"
         yield f":default: ``{key.default}``"
@@ -180,7 +180,8 @@ UCI_OPTION_MEANINGS = {
     "Hash": "The transposition table's size, in MB.",
     "Move Overhead": "Milliseconds taken off every move's time for the GUI's and the network's lag.",
     "Ponder": "Tells the GUI that the engine can ponder; the GUI decides when (`go ponder`, `ponderhit`).",
-    "Book File": "The Polyglot opening book read when `OwnBook` is on (the shipped Knightmate book by default).",
+    "Book File": "The Polyglot opening book read when `OwnBook` is on; by default the Knightmate book shipped "
+                 "with the package, `bot/engine/data/knightmate.bin`.",
     "OwnBook": "Answer a position of the book at once with one of its moves (`go infinite` and `MultiPV` above 1 "
                "always search).",
     "MultiPV": "How many best lines each iteration reports, each with its exact score.",
@@ -198,8 +199,16 @@ def _uci_default(spec: chess.engine.Option) -> str:
     text = str(spec.default)
     package = Path(bot.__file__).resolve().parent
     if text.startswith(str(package)):  # a file of the installed package, not this machine's path
-        return "bot/" + Path(text).resolve().relative_to(package).as_posix()
+        return Path(text).name + " (shipped)"
     return text
+
+
+def _uci_type(spec: chess.engine.Option) -> str:
+    if spec.type == "spin":
+        return f"spin, {spec.min} to {spec.max}"
+    if spec.type == "combo":
+        return f"combo: {', '.join(spec.var or ())}"
+    return spec.type
 
 
 def uci_options_table() -> str:
@@ -207,12 +216,11 @@ def uci_options_table() -> str:
     names = [option.spec.name for option in OPTIONS]
     if sorted(names) != sorted(UCI_OPTION_MEANINGS):
         raise ReferenceError(f"uci.OPTIONS and the manual disagree: {sorted(set(names) ^ set(UCI_OPTION_MEANINGS))}")
-    rows = ["| option | type | default | range | what it does |", "|---|---|---|---|---|"]
+    rows = ["| option | type | default | what it does |", "|---|---|---|---|"]
     for option in OPTIONS:
         spec = option.spec
-        bounds = f"{spec.min} to {spec.max}" if spec.type == "spin" else ", ".join(spec.var or ()) or ""
-        rows.append(f"| `{spec.name}` | {spec.type} | `{_uci_default(spec)}` | {bounds} | "
-                    f"{UCI_OPTION_MEANINGS[spec.name]} |")
+        meaning = UCI_OPTION_MEANINGS[spec.name]
+        rows.append(f"| `{spec.name}` | {_uci_type(spec)} | `{_uci_default(spec)}` | {meaning} |")
     return "\n".join(rows)
 
 

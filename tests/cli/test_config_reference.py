@@ -62,4 +62,5 @@ def test_a_key_the_code_does_not_read_fails_the_build(reference: ModuleType) -> 
 def test_uci_options_table_lists_every_option_in_order(reference: ModuleType) -> None:
     rows = reference.uci_options_table().splitlines()[2:]
     assert [row.split("`")[1] for row in rows] == [option.spec.name for option in OPTIONS]
-    assert "| `Book File` | string | `bot/engine/data/knightmate.bin` |" in rows[4]
+    assert rows[1].startswith("| `Hash` | spin, 1 to 4096 | `64` |")
+    assert rows[4].startswith("| `Book File` | string | `knightmate.bin (shipped)` |")
