@@ -35,7 +35,8 @@ exclude_patterns = ["_build", "_ext"]
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
-autodoc_default_options = {"members": True, "show-inheritance": True}
+# Bases are shown where they say something (KnightmateBoard is a chess.Board), not as "object".
+autodoc_default_options = {"members": True}
 autodoc_member_order = "bysource"
 autodoc_typehints_format = "short"
 # An override without a docstring of its own would show python-chess's text for Board's method:
@@ -46,3 +47,4 @@ html_theme = "furo"
 html_title = "knightmate-bot"
 html_static_path = ["_static"]
 html_css_files = ["reference.css"]
+
