@@ -110,11 +110,16 @@ class KnightmateBoard(chess.Board):
     :func:`uci()` writes ``m``.
     """
 
+    #: The names :func:`chess.variant.find_variant` and a PGN's ``Variant`` header know it by.
     aliases: ClassVar[list[str]] = ["Knightmate", "knightmate"]
+    #: The name in UCI's ``UCI_Variant``, as Fairy-Stockfish and the servers spell it.
     uci_variant: ClassVar[str | None] = "knightmate"
+    #: The name in XBoard's ``variant`` command.
     xboard_variant: ClassVar[str | None] = "knightmate"
+    #: Chess's start with the pieces renamed: commoners where the knights stand, royal knights where the kings.
     starting_fen: ClassVar[str] = STARTING_FEN
 
+    # No Syzygy tablebases exist for Knightmate.
     tbw_suffix: ClassVar[str | None] = None
     tbz_suffix: ClassVar[str | None] = None
     pawnless_tbw_suffix: ClassVar[str | None] = None

@@ -5,7 +5,7 @@ label is a match against Fairy-Stockfish (WebAssembly, ``bench/match/fairy_stock
 ``UCI_LimitStrength`` and the same ``UCI_Elo``: a true label scores about 50%. A level far from
 its label is better measured against another ``UCI_Elo`` (``--offset``: Fairy-Stockfish plays at
 the level's ``UCI_Elo`` plus this). Each match is a ``strength.py`` match (same openings, referee,
-clocks and output); after each level a Markdown row of the table in bench/README.md is printed,
+clocks and output); after each level a Markdown row of the table in bench/RESULTS.md is printed,
 so a run stopped early still has the rows of its finished levels::
 
     python -m bench.match.level_ladder --levels 1,3,5,8 --games 40 --tc 10+0.1
@@ -37,7 +37,7 @@ from bench.match.uci_player import EngineError
 from bot.engine.levels import LEVELS, level
 
 FAIRY_STOCKFISH = str(BENCH / "fairy_stockfish.sh")
-#: Fairy-Stockfish's Move Overhead in the ladder (bench/README.md: at its default 10 ms it flags at 10+0.1).
+#: Fairy-Stockfish's Move Overhead in the ladder (bench/RESULTS.md: at its default 10 ms it flags at 10+0.1).
 FAIRY_MOVE_OVERHEAD_MS = 100
 #: Fairy-Stockfish's UCI_Elo bounds (bench/README.md).
 FAIRY_MIN_ELO, FAIRY_MAX_ELO = 500, 2850

@@ -3,7 +3,7 @@
 Starts ``play`` (the real bot) and headless Chromium, and plays White through the page by clicks,
 each move the built-in engine's choice (so the position is one a game reaches, not a test's),
 for ``--moves`` moves; then draws an arrow on the board as a person would (right-button drag) and
-saves the page at desktop size (``--out``, the README's docs/play.png) and at a 390 px phone's
+saves the page at desktop size (``--out``, the manual's docs/play.png) and at a 390 px phone's
 width (beside it, ``-phone`` added).
 
     python -m bench.page.page_screenshots --out docs/play.png

@@ -264,7 +264,7 @@ def main() -> int:
             build, rows = measure_in_child(python, pure, nnue, args)
             if build != wanted:
                 print(f"the {wanted} build is not installed for {python} (it runs the {build} build): "
-                      "see README.md, 'The compiled engine'")
+                      "see docs/engine.md, 'The compiled engine'")
                 return 1
             measured[title].append(rows)
     results = {title: best_of(rounds) for title, rounds in measured.items()}

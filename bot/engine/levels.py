@@ -19,7 +19,7 @@ less far, not worse at what it sees. So a level
 
 Elo in between the anchors of :data:`_ANCHORS` is interpolated, so any ``UCI_Elo`` in
 [:data:`MIN_ELO`, :data:`MAX_ELO`] plays. Each level's ``UCI_Elo`` is what its match against
-Fairy-Stockfish measured, within the match's error (bench/README.md, "levels.py"), and each
+Fairy-Stockfish measured, within the match's error (bench/RESULTS.md, "Levels calibration"), and each
 level beats the one below it in self-play. So the scale starts where a player that
 never gives a piece away in one can be measured: Fairy-Stockfish's weakest levels give material
 away, and no level here does. The node limits of levels 1-7 end their searches long before a

@@ -355,7 +355,7 @@ OPTIONS = (
     UciOption(chess.engine.Option("MultiPV", "spin", 1, 1, MAX_MULTIPV, []), UciSession._set_multipv),
     UciOption(chess.engine.Option("UCI_LimitStrength", "check", False, None, None, []), UciSession._set_limit_strength),
     UciOption(chess.engine.Option("UCI_Elo", "spin", DEFAULT_ELO, MIN_ELO, MAX_ELO, []), UciSession._set_elo),
-    # Off until a timed SPRT accepts the network (bench/README.md).
+    # Off until a timed SPRT accepts the network (bench/RESULTS.md).
     UciOption(chess.engine.Option("Use NNUE", "check", False, None, None, []), UciSession._set_nnue),
 )
 _BY_NAME = {option.spec.name.lower(): option for option in OPTIONS}

@@ -5,7 +5,7 @@ Apart from tests/test_engine_levels.py because it takes half a minute with the c
 within their own node and depth limits (no clock), so the games do not depend on the machine's
 load and, with seeded engines, repeat exactly. Four games a pair tell only a large gap apart:
 the levels three apart, from the bottom to the middle; the upper levels, whose searches are
-larger, are ordered by the calibration match in bench/README.md ("levels.py").
+larger, are ordered by the calibration match in bench/RESULTS.md ("Levels calibration").
 """
 
 from __future__ import annotations
