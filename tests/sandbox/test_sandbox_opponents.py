@@ -32,7 +32,7 @@ class IllegalMoveEngine:
 def test_the_engine_opponent_plays_a_legal_move_of_its_own() -> None:
     board = KnightmateBoard()
     move = opponents.make_strategy("engine", movetime_ms=50, rng=random.Random(1)).choose(board)
-    assert move in board.legal_moves
+    assert move is not None and move in board.legal_moves
 
 
 def test_an_engine_that_chose_an_illegal_move_hands_the_game_to_the_random_mover(
@@ -44,6 +44,7 @@ def test_an_engine_that_chose_an_illegal_move_hands_the_game_to_the_random_mover
     with caplog.at_level(logging.WARNING, logger=opponents.__name__):
         first = strategy.choose(board)
         second = strategy.choose(board)
-    assert first in board.legal_moves and second in board.legal_moves
+    assert first is not None and first in board.legal_moves
+    assert second is not None and second in board.legal_moves
     assert IllegalMoveEngine.searches == 1  # asked once, never again after it failed
     assert "engine opponent failed" in caplog.text
