@@ -55,39 +55,35 @@ _FROM_KNIGHTMATE = str.maketrans("Mm", "Nn")
 # Glyphs follow movement: the royal knight is drawn as a knight, the commoner as a king.
 _UNICODE_TO_KNIGHTMATE = str.maketrans("♔♘♚♞", "♘♔♞♚")
 
-_STATUS_REJECTED_BY_SET_FEN = {
-    chess.STATUS_NO_WHITE_KING: "white has no royal knight",
-    chess.STATUS_NO_BLACK_KING: "black has no royal knight",
-    chess.STATUS_TOO_MANY_KINGS: "a side has more than one royal knight",
-    chess.STATUS_PAWNS_ON_BACKRANK: "pawns on the first or last rank",
-    chess.STATUS_OPPOSITE_CHECK: "the side not to move is in check",
-}
-
-
 #: What each of python-chess's position problems means in Knightmate's words (its "king" is the
 #: royal knight), for a person who typed the FEN.
 _STATUS_WORDS = {
-    chess.STATUS_NO_WHITE_KING: "White has no royal knight (K)",
-    chess.STATUS_NO_BLACK_KING: "Black has no royal knight (k)",
+    chess.STATUS_NO_WHITE_KING: "white has no royal knight",
+    chess.STATUS_NO_BLACK_KING: "black has no royal knight",
     chess.STATUS_TOO_MANY_KINGS: "a side has more than one royal knight",
-    chess.STATUS_TOO_MANY_WHITE_PAWNS: "White has more than 8 pawns",
-    chess.STATUS_TOO_MANY_BLACK_PAWNS: "Black has more than 8 pawns",
-    chess.STATUS_PAWNS_ON_BACKRANK: "a pawn stands on the first or last rank",
-    chess.STATUS_TOO_MANY_WHITE_PIECES: "White has more than 16 pieces",
-    chess.STATUS_TOO_MANY_BLACK_PIECES: "Black has more than 16 pieces",
+    chess.STATUS_TOO_MANY_WHITE_PAWNS: "white has more than 8 pawns",
+    chess.STATUS_TOO_MANY_BLACK_PAWNS: "black has more than 8 pawns",
+    chess.STATUS_PAWNS_ON_BACKRANK: "pawns on the first or last rank",
+    chess.STATUS_TOO_MANY_WHITE_PIECES: "white has more than 16 pieces",
+    chess.STATUS_TOO_MANY_BLACK_PIECES: "black has more than 16 pieces",
     chess.STATUS_BAD_CASTLING_RIGHTS: "the castling rights do not match the royal knights and rooks",
     chess.STATUS_INVALID_EP_SQUARE: "the en passant square is impossible",
-    chess.STATUS_OPPOSITE_CHECK: "the side that just moved is in check",
+    chess.STATUS_OPPOSITE_CHECK: "the side not to move is in check",
     chess.STATUS_EMPTY: "the board is empty",
     chess.STATUS_TOO_MANY_CHECKERS: "the side to move is checked by more pieces than a move can make",
     chess.STATUS_IMPOSSIBLE_CHECK: "the check could not have come from a move",
 }
 
+#: The problems :meth:`KnightmateBoard.set_fen` refuses (a game cannot be played from them); the
+#: others leave a position that can be set up and asked :meth:`~chess.Board.status` about.
+_REJECTED_BY_SET_FEN = (chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING | chess.STATUS_TOO_MANY_KINGS
+                        | chess.STATUS_PAWNS_ON_BACKRANK | chess.STATUS_OPPOSITE_CHECK)
+
 
 def describe_status(status: chess.Status) -> str:
     """A position's problems (:meth:`chess.Board.status`) in Knightmate's words, joined by "; "."""
     words = [text for flag, text in _STATUS_WORDS.items() if status & flag]
-    return "; ".join(dict.fromkeys(words)) or f"{status!r}"
+    return "; ".join(words) or f"{status!r}"
 
 
 class KnightmateBoard(chess.Board):
@@ -218,10 +214,9 @@ class KnightmateBoard(chess.Board):
         """
         candidate = type(self)(None, chess960=self.chess960)
         chess.Board.set_fen(candidate, fen)
-        errors = candidate.status()
-        for status, reason in _STATUS_REJECTED_BY_SET_FEN.items():
-            if errors & status:
-                raise ValueError(f"invalid Knightmate position ({reason}): {fen!r}")
+        rejected = candidate.status() & _REJECTED_BY_SET_FEN
+        if rejected:
+            raise ValueError(f"invalid Knightmate position ({describe_status(rejected)}): {fen!r}")
         chess.Board.set_fen(self, fen)
 
     def fen(self, *, shredder: bool = False, en_passant: chess.EnPassantSpec = "xfen",

@@ -275,3 +275,20 @@ class Page:
         path = folder / f"{name}.png"
         self.driver.save_screenshot(str(path))
         return path
+
+
+@contextlib.contextmanager
+def page_of_play(*, move_time_ms: int, move_overhead_ms: int,
+                 window_size: tuple[int, int] | None = None) -> Iterator[Page]:
+    """``knightmate-bot play`` with the bot of :data:`PLAY_CONFIG`, and its page open in headless
+    Chromium (at *window_size*, if given, before it loads): what the page tools play on. A
+    temporary folder holds the config, the games and the downloads, and goes with them."""
+    with tempfile.TemporaryDirectory(prefix="knightmate-page-") as temporary:
+        directory = Path(temporary)
+        config = write_play_config(directory, move_time_ms=move_time_ms, move_overhead_ms=move_overhead_ms)
+        with play_server(config) as url, chromium(directory / "downloads") as driver:
+            if window_size is not None:
+                driver.set_window_size(*window_size)
+            page = Page(driver)
+            page.open(url)
+            yield page

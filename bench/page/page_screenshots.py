@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
@@ -61,25 +60,20 @@ def main(argv: list[str] | None = None) -> int:
     if problem is not None:
         print(f"page_screenshots: {problem}", file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix="knightmate-screenshots-") as temporary:
-        directory = Path(temporary)
-        config = browser_page.write_play_config(directory, move_time_ms=400, move_overhead_ms=50)
-        with browser_page.play_server(config) as url, browser_page.chromium(directory / "downloads") as driver:
-            driver.set_window_size(1280, 800)
-            page = Page(driver)
-            page.open(url)
-            page.start_game(color="white", preset="10+5")
-            play_moves(page, args.moves, args.movetime_ms)
-            page.wait_your_move()
-            board = KnightmateBoard(page.fen())
-            idea = Engine(hash_mb=16).search(board, Limits(movetime_ms=args.movetime_ms)).move.uci()
-            draw_arrow(page, idea[:2], idea[2:4])
-            driver.execute_script("window.scrollTo(0, 0)")
-            page.screenshot(args.out.parent, args.out.stem)
-            driver.set_window_size(390, 844)
-            page.wait.until(lambda d: d.execute_script("return window.innerWidth") <= 390)
-            driver.execute_script("window.scrollTo(0, 0)")
-            phone = page.screenshot(args.out.parent, f"{args.out.stem}-phone")
+    with browser_page.page_of_play(move_time_ms=400, move_overhead_ms=50, window_size=(1280, 800)) as page:
+        driver = page.driver
+        page.start_game(color="white", preset="10+5")
+        play_moves(page, args.moves, args.movetime_ms)
+        page.wait_your_move()
+        board = KnightmateBoard(page.fen())
+        idea = Engine(hash_mb=16).search(board, Limits(movetime_ms=args.movetime_ms)).move.uci()
+        draw_arrow(page, idea[:2], idea[2:4])
+        driver.execute_script("window.scrollTo(0, 0)")
+        page.screenshot(args.out.parent, args.out.stem)
+        driver.set_window_size(390, 844)
+        page.wait.until(lambda d: d.execute_script("return window.innerWidth") <= 390)
+        driver.execute_script("window.scrollTo(0, 0)")
+        phone = page.screenshot(args.out.parent, f"{args.out.stem}-phone")
     print(f"wrote {args.out} and {phone}")
     return 0
 

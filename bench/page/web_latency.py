@@ -31,9 +31,7 @@ import os
 import random
 import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 from bench.page import browser_page
@@ -137,22 +135,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rng = random.Random(args.seed)
     load_before = load_average()
-    with tempfile.TemporaryDirectory(prefix="knightmate-web-latency-") as temporary:
-        directory = Path(temporary)
-        config = browser_page.write_play_config(directory, move_time_ms=args.move_time_ms, move_overhead_ms=20)
-        with browser_page.play_server(config) as url, browser_page.chromium(directory / "downloads") as driver:
-            page = Page(driver)
-            page.open(url)
-            results = [play_one_game(page, rng, args.max_plies) for _ in range(args.games)]
-            analyse_a_position(page, args.analysis_lines)
-            metrics: dict[str, Any] = driver.execute_script("return window.kmMetrics")
-            baseline = driver.execute_async_script(BASELINE_SCRIPT)
-            offset_ms, offset_error_ms = clock_offset_ms(driver)
-            driver.refresh()  # the last game's page, as a reload shows it
-            page.wait.until(lambda d: d.execute_script("return window.kmMetrics.gameShownMs !== null"))
-            load = driver.execute_script(
-                "const n = performance.getEntriesByType('navigation')[0];"
-                " return [n.loadEventEnd - n.startTime, window.kmMetrics.boardReadyMs, window.kmMetrics.gameShownMs];")
+    with browser_page.page_of_play(move_time_ms=args.move_time_ms, move_overhead_ms=20) as page:
+        driver = page.driver
+        results = [play_one_game(page, rng, args.max_plies) for _ in range(args.games)]
+        analyse_a_position(page, args.analysis_lines)
+        metrics: dict[str, Any] = driver.execute_script("return window.kmMetrics")
+        baseline = driver.execute_async_script(BASELINE_SCRIPT)
+        offset_ms, offset_error_ms = clock_offset_ms(driver)
+        driver.refresh()  # the last game's page, as a reload shows it
+        page.wait.until(lambda d: d.execute_script("return window.kmMetrics.gameShownMs !== null"))
+        load = driver.execute_script(
+            "const n = performance.getEntriesByType('navigation')[0];"
+            " return [n.loadEventEnd - n.startTime, window.kmMetrics.boardReadyMs, window.kmMetrics.gameShownMs];")
     baseline_ms = statistics.median(baseline)
     print(f"{args.games} games by clicks against the bot ({args.move_time_ms} ms a move): {'; '.join(results)}")
     print(f"load average (1, 5, 15 min) before {load_before}, after {load_average()}; "

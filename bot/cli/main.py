@@ -14,6 +14,7 @@ from pathlib import Path
 
 import chess
 
+from bot.dialect import DIALECTS, LICHESS
 from variant import KnightmateBoard
 
 EXIT_USAGE = 2
@@ -176,15 +177,13 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--config", metavar="PATH", help="config file (default: ./config.yml if present)")
         command.set_defaults(handler=_bot)
     demo = commands.add_parser("demo", help="play one quick game against a local sandbox and print it")
-    demo.add_argument("--dialect", choices=("lichess", "pychess"), default="lichess",
-                      help="which server dialect the sandbox speaks (default: lichess)")
+    _add_dialect(demo, "which server dialect the sandbox speaks")
     demo.add_argument("--engine", metavar="CMD", type=_command_line, default=None,
                       help="play with this UCI engine, e.g. /usr/games/fairy-stockfish (default: the built-in one)")
     demo.set_defaults(handler=_bot)
 
     sandbox = commands.add_parser("sandbox", help="run a local Lichess-style server to point a bot at")
-    sandbox.add_argument("--dialect", choices=("lichess", "pychess"), default="lichess",
-                         help="which server dialect to speak (default: lichess)")
+    _add_dialect(sandbox, "which server dialect to speak")
     sandbox.add_argument("--host", default="127.0.0.1", help="loopback address to bind (default: 127.0.0.1)")
     sandbox.add_argument("--port", type=int, default=8080, help="port (default: 8080; 0 = any free port)")
     sandbox.add_argument("--username", default="sandbox-bot", help="the bot's account (default: sandbox-bot)")
@@ -216,8 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = commands.add_parser("play", help="play the bot, with its config, on a local web page")
     play.add_argument("--config", metavar="PATH", help="the bot's config file (default: ./config.yml if present)")
-    play.add_argument("--dialect", choices=("lichess", "pychess"), default="lichess",
-                      help="which server dialect the bot and the sandbox speak (default: lichess)")
+    _add_dialect(play, "which server dialect the bot and the sandbox speak")
     play.add_argument("--host", default="127.0.0.1",
                       help="address the page listens on (default: 127.0.0.1; another one prints a warning)")
     play.add_argument("--port", type=int, default=8000, help="the page's port (default: 8000; 0 = any free port)")
@@ -225,6 +223,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(handler=_play)
 
     return parser
+
+
+def _add_dialect(command: argparse.ArgumentParser, text: str) -> None:
+    """The ``--dialect`` option of the commands that start a sandbox: any dialect the bot speaks."""
+    command.add_argument("--dialect", choices=tuple(DIALECTS), default=LICHESS.name,
+                         help=f"{text} (default: {LICHESS.name})")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from bot.dialect import Dialect
 from bot.remote.events import (
@@ -59,6 +59,8 @@ MAX_PLIES = 2_000
 #: A move as the servers write it (Knightmate is 8x8; ``m`` promotes to a commoner).
 UCI_MOVE = re.compile(r"[a-h][1-8][a-h][1-8][qrbnm]?")
 
+#: What a stream's line becomes (an event of the event stream, or of a game's).
+_Event = TypeVar("_Event")
 #: What a failing conversion of a decoded line can raise: each one means a malformed line.
 _CONVERSION_ERRORS = (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError)
 #: The deepest nesting of objects and arrays a line may have; the API's lines nest a few levels.
@@ -78,22 +80,25 @@ def is_plain_id(value: str) -> bool:
 
 def parse_event_line(dialect: Dialect, line: bytes | str) -> EventStreamEvent | None:
     """One line of ``/api/stream/event``."""
-    data = _load(line)
-    if data is None:
-        return KeepAlive()
-    try:
-        return _event(dialect, data)
-    except _CONVERSION_ERRORS as error:
-        raise MalformedLine(f"{_quote(line)}: {error!r}") from None
+    return _parse_line(_event, dialect, line)
 
 
 def parse_game_line(dialect: Dialect, line: bytes | str) -> GameStreamEvent | None:
     """One line of ``/api/bot/game/stream/{id}``."""
+    return _parse_line(_game_event, dialect, line)
+
+
+def _parse_line(convert: Callable[[Dialect, Mapping[str, Any]], _Event | None], dialect: Dialect,
+                line: bytes | str) -> _Event | KeepAlive | None:
+    """*line* read by *convert*: an empty line is a keep-alive, and a line *convert* cannot read is malformed.
+
+    :raises: :exc:`MalformedLine`.
+    """
     data = _load(line)
     if data is None:
         return KeepAlive()
     try:
-        return _game_event(dialect, data)
+        return convert(dialect, data)
     except _CONVERSION_ERRORS as error:
         raise MalformedLine(f"{_quote(line)}: {error!r}") from None
 

@@ -2,7 +2,7 @@
 
 Each request is matched to a route and a request kind, checked against injected faults, then
 authenticated and handed to the :class:`~bot.sandbox.world.World` action; answers are JSON (or
-HTML for injected errors, as proxies send), streams are ndjson in hand-written HTTP/1.1 chunks.
+HTML for injected errors, as proxies send), streams are ndjson in HTTP/1.1 chunks (:mod:`bot.sandbox.chunked`).
 This module speaks HTTP only: it never decides game rules, and it never logs tokens or bodies.
 """
 
@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bot.sandbox import websocket
+from bot.sandbox.chunked import ChunkedLines
 from bot.sandbox.faults import Faults
 from bot.sandbox.hosted import Account
 from bot.sandbox.imitations import JsonObject
@@ -181,6 +182,21 @@ class JsonHandler(BaseHTTPRequestHandler):
     def _send_json(self, status: int, obj: JsonObject) -> None:
         self._send(status, json.dumps(obj).encode(), "application/json")
 
+    def _start_ndjson(self) -> ChunkedLines:
+        """Starts a streamed answer and returns its body. The connection closes after it, and a
+        header says so, not only done: a client that pools connections must not send its next
+        request down this one after the stream ends (it would find it closed under it)."""
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Connection", "close")
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        for name, value in self.answer_headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.flush()
+        return ChunkedLines(self.wfile)
+
 
 class SandboxServer(ClosingServer):
     """The Bot API server: its world and faults, for the handler."""
@@ -299,25 +315,13 @@ class SandboxHandler(JsonHandler):
                 self.wfile.write(websocket.frame(websocket.PONG, payload))
                 self.wfile.flush()
 
-    def _start_chunked(self) -> None:
-        """Starts a stream; the connection closes after it, and the header says so (see the page's
-        server, bot.web.page_server)."""
-        self.close_connection = True
-        self.send_response(200)
-        self.send_header("Connection", "close")
-        self.send_header("Content-Type", "application/x-ndjson")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        self.wfile.flush()
-
     def _send_raw_conflict(self) -> None:
-        self._start_chunked()
+        self._start_ndjson()
         self.wfile.write(RAW_CONFLICT)
 
     def _stream(self, stream: Stream, first_lines: list[bytes]) -> None:
         try:
-            self._start_chunked()
-            stream.run(self.connection, self.wfile, first_lines)
+            stream.run(self.connection, self._start_ndjson(), first_lines)
         except OSError:
             pass  # the client left before the headers went out
         finally:

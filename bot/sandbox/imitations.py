@@ -8,15 +8,12 @@ This module never touches sockets or sandbox state: it turns model objects into 
 
 from __future__ import annotations
 
-import json
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import chess
 
+from bot.sandbox.chunked import EMPTY_LINE, JsonObject
 from bot.sandbox.hosted import STATUS_IDS, Account, HostedChallenge, HostedGame, color_name
-
-JsonObject = dict[str, Any]
-
 
 #: The sandbox's statuses (Lichess's names) as pychess's status codes: pychess aborts a game whose
 #: first moves never come, calls a flag FLAG (6) and a player who left and lost ABANDONE (7).
@@ -24,10 +21,6 @@ PYCHESS_STATUS_CODES = {
     "created": -2, "started": -1, "aborted": 0, "noStart": 0, "mate": 1, "resign": 2, "stalemate": 3,
     "draw": 5, "outoftime": 6, "timeout": 7, "cheat": 8, "illegalMove": 10, "unknownFinish": 11, "variantEnd": 12,
 }
-
-
-def ndjson(obj: JsonObject) -> bytes:
-    return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
 
 
 def _variant_name(key: str) -> str:
@@ -127,7 +120,7 @@ class ServerImitation:
 
 class LichessImitation(ServerImitation):
     name = "lichess"
-    keepalive = b"\n"
+    keepalive = EMPTY_LINE
     keepalive_s = 7.0
     ping_at_connect = False
     illegal_move_loses = False
@@ -319,4 +312,4 @@ class PychessImitation(ServerImitation):
 
 IMITATIONS: dict[str, type[ServerImitation]] = {"lichess": LichessImitation, "pychess": PychessImitation}
 
-__all__ = ["IMITATIONS", "JsonObject", "LichessImitation", "PychessImitation", "ServerImitation", "ndjson"]
+__all__ = ["IMITATIONS", "JsonObject", "LichessImitation", "PychessImitation", "ServerImitation"]

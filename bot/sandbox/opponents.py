@@ -1,7 +1,7 @@
 """In-process opponents: accounts the sandbox plays itself, one thread per game.
 
 A strategy picks a move for a position: ``random`` (any legal move), ``engine`` (our engine with a
-short move time; the random mover stands in while the engine cannot be imported or fails),
+short move time; the random mover stands in once the engine chose a move the referee refuses),
 ``level1`` to ``level8`` (our engine at that level of :data:`bot.engine.levels.LEVELS`, or the
 operator's UCI engine with that ``UCI_Elo``: "the computer" a person plays on the page, as
 Lichess's ``/api/challenge/ai`` has it) or
@@ -66,33 +66,35 @@ class Idle(Strategy):
 
 
 class EngineMover(Strategy):
-    """Our engine (``bot.engine``), imported lazily: while it does not exist or if it fails, the
-    random mover plays instead, so the sandbox works at every stage of the project."""
+    """Our engine (:class:`bot.engine.Engine`) with a short move time. Should it choose a move the
+    referee would refuse, the random mover plays the rest of the game: the game goes on, and the
+    log says why."""
 
     def __init__(self, movetime_ms: int, rng: random.Random) -> None:
         self._movetime_ms = movetime_ms
         self._fallback = RandomMover(rng)
-        self._engine: object | None = None
-        self._broken = False
+        self._engine: Engine | None = None
+        self._failed = False
 
     def choose(self, board: KnightmateBoard) -> chess.Move | None:
-        if not self._broken:
+        if not self._failed:
             try:
                 return self._search(board)
-            except Exception:  # the engine is someone else's work in progress: never let it stop a game
+            except chess.IllegalMoveError:
                 logger.warning("engine opponent failed; playing random moves instead", exc_info=True)
-                self._broken = True
+                self._failed = True
         return self._fallback.choose(board)
 
     def _search(self, board: KnightmateBoard) -> chess.Move | None:
-        from bot.engine import Engine, Limits  # type: ignore[attr-defined,unused-ignore]
+        """The engine's move.
 
+        :raises: :exc:`chess.IllegalMoveError` for a move that is not legal in *board*.
+        """
         if self._engine is None:
             self._engine = Engine(hash_mb=16)
-        move: chess.Move | None = self._engine.search(  # type: ignore[attr-defined]
-            board.copy(), Limits(movetime_ms=self._movetime_ms)).move
+        move = self._engine.search(board.copy(), Limits(movetime_ms=self._movetime_ms)).move
         if move is not None and move not in board.legal_moves:
-            raise ValueError(f"engine chose an illegal move {move}")
+            raise chess.IllegalMoveError(f"engine chose an illegal move {move}")
         return move
 
 

@@ -1,9 +1,9 @@
-"""Streaming HTTP responses: ndjson lines written by hand as HTTP/1.1 chunks, with keep-alives.
+"""The Bot API's streams: ndjson lines from a feed, with keep-alives and the faults the sandbox injects.
 
 A :class:`Feed` is a queue of lines; a :class:`Stream` is one open streaming response that takes
-lines from a feed and writes them to its socket, with a keep-alive whenever the feed stays quiet
-for the keep-alive interval. Streams also carry the faults the sandbox injects on demand (a cut
-socket, silence, a garbage line).
+lines from a feed and writes them (through :class:`~bot.sandbox.chunked.ChunkedLines`, as HTTP/1.1
+chunks), with a keep-alive whenever the feed stays quiet for the keep-alive interval. Streams also
+carry the faults the sandbox injects on demand (a cut socket, silence, a garbage line).
 
 Like the real servers, a stream only notices that its client went away when it next writes:
 after every write it peeks at the socket for the client's end-of-file. A stream never raises into
@@ -13,13 +13,14 @@ its caller: a broken socket just ends it.
 from __future__ import annotations
 
 import collections
-import io
 import logging
 import select
 import socket
 import threading
 import time
 from collections.abc import Callable
+
+from bot.sandbox.chunked import ChunkedLines
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ class Stream:
         self._lingers = lingers
         self._garbage_due = garbage_due
         self._sock: socket.socket | None = None
-        self._wfile: io.BufferedIOBase | None = None
+        self._body: ChunkedLines | None = None
         self._lock = threading.Lock()
         self._dropped = False
         self._halt_line: bytes | None = None
@@ -119,10 +120,10 @@ class Stream:
 
     # The writer loop, run by the HTTP handler's thread.
 
-    def run(self, sock: socket.socket, wfile: io.BufferedIOBase, first_lines: list[bytes]) -> None:
-        """Writes *first_lines*, then the feed and keep-alives until closed, cut or halted."""
+    def run(self, sock: socket.socket, body: ChunkedLines, first_lines: list[bytes]) -> None:
+        """Writes *first_lines* to *body*, then the feed and keep-alives until closed, cut or halted."""
         with self._lock:
-            self._sock, self._wfile = sock, wfile
+            self._sock, self._body = sock, body
             dropped = self._dropped
         try:
             if dropped:
@@ -144,7 +145,7 @@ class Stream:
             if self._halt_line is not None:
                 if self._halt_line != CLOSE:
                     self._write(self._halt_line)
-                self._write_raw(b"0\r\n\r\n")
+                self._end()
                 return
             if self._dropped and not self._lingers:
                 return
@@ -172,7 +173,7 @@ class Stream:
                         self._write(self._keepalive)
                 continue
             if item == CLOSE:
-                self._write_raw(b"0\r\n\r\n")
+                self._end()
                 return
             self._write(item)
 
@@ -182,18 +183,18 @@ class Stream:
         self._write_chunk(line)
 
     def _write_chunk(self, data: bytes) -> None:
+        assert self._body is not None
         try:
-            self._write_raw(b"%x\r\n%s\r\n" % (len(data), data))
+            self._body.write(data)
             self._check_peer()
         except OSError:
             if not self._dropped:
                 raise
             # A cut stream's writes go nowhere; the loop decides when it stops counting as open.
 
-    def _write_raw(self, data: bytes) -> None:
-        assert self._wfile is not None
-        self._wfile.write(data)
-        self._wfile.flush()
+    def _end(self) -> None:
+        assert self._body is not None
+        self._body.end()
 
     def _check_peer(self) -> None:
         """Raises if the client has closed its end, as a server learns only by writing."""

@@ -20,6 +20,7 @@ from typing import Any
 
 import chess
 
+from bot.sandbox.chunked import ndjson
 from bot.sandbox.hosted import (
     Account,
     HostedChallenge,
@@ -32,7 +33,7 @@ from bot.sandbox.hosted import (
     decline_reason_key,
     new_id,
 )
-from bot.sandbox.imitations import JsonObject, ServerImitation, ndjson
+from bot.sandbox.imitations import JsonObject, ServerImitation
 from bot.sandbox.streams import Feed, Stream
 
 logger = logging.getLogger(__name__)

@@ -153,9 +153,9 @@ class Analyser:
         self._lock = threading.Lock()
         #: Held by the search using the engine: a stopped search lets go once the engine has stopped.
         self.engine_lock = threading.Lock()
-        self._current: Search | None = None
+        self._current: AnalysisBoardSearch | None = None
 
-    def start(self, fen: str, multipv: int) -> Search:
+    def start(self, fen: str, multipv: int) -> AnalysisBoardSearch:
         """Stops the search under way, if any, and starts one of *fen* with *multipv* lines."""
         board = _position(fen)
         if not 1 <= multipv <= MAX_MULTIPV:
@@ -165,13 +165,13 @@ class Analyser:
         with self._lock:
             if self._current is not None:
                 self._current.stop("another analysis started")
-            search = Search(self, board, multipv)
+            search = AnalysisBoardSearch(self, board, multipv)
             self._current = search
         search.start()
         return search
 
     @property
-    def current(self) -> Search | None:
+    def current(self) -> AnalysisBoardSearch | None:
         """The search started last (running or not)."""
         return self._current
 
@@ -199,8 +199,9 @@ class Analyser:
             close_engine(engine)
 
 
-class Search:
-    """One search of one position; its lines come out of :meth:`lines` as the engine finds them."""
+class AnalysisBoardSearch:
+    """The analysis board's search of one position, in a thread of its own: its lines come out of
+    :meth:`lines` as the engine finds them, for the page's stream."""
 
     def __init__(self, analyser: Analyser, board: KnightmateBoard, multipv: int) -> None:
         self._analyser = analyser

@@ -20,18 +20,18 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import json
+import itertools
 import re
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from http.cookies import SimpleCookie
 from importlib import resources
 
 from bot.analysis import EngineCommand
 from bot.loopback import is_loopback
+from bot.sandbox.chunked import JsonObject, relay
 from bot.sandbox.handler import ClosingServer, JsonHandler
 from bot.sandbox.human import HumanSeat
-from bot.sandbox.imitations import JsonObject
 from bot.sandbox.world import ApiError
 from bot.web.analysis_board import Analyser, position_json, read_paste
 from bot.web.game_review import Reviewer
@@ -255,7 +255,8 @@ class PageHandler(JsonHandler):
 
     def event_stream(self, params: dict[str, str], form: dict[str, str]) -> None:
         seat = self.server.seat
-        self._stream(lambda: seat.version(None), lambda first: iter([{"type": "games", "games": seat.games_json()}]))
+        self._relay(self._changes(lambda: seat.version(None),
+                                  lambda first: iter([{"type": "games", "games": seat.games_json()}])))
 
     def game_stream(self, params: dict[str, str], form: dict[str, str]) -> None:
         seat = self.server.seat
@@ -270,7 +271,7 @@ class PageHandler(JsonHandler):
             if state["legalMoves"] is None:
                 yield dict(seat.game_json(game_id), type="gameState")
 
-        self._stream(lambda: seat.version(game_id), lines)
+        self._relay(self._changes(lambda: seat.version(game_id), lines))
 
     def analysis_import(self, params: dict[str, str], form: dict[str, str]) -> None:
         self._send_json(200, read_paste(form.get("text", "")))
@@ -291,15 +292,16 @@ class PageHandler(JsonHandler):
         except ValueError:
             raise ApiError(400, "multipv must be a whole number") from None
         search = self.server.analyser.start(query.get("fen", ""), multipv)
-        self._start_stream()
-        try:
+
+        def lines() -> Iterator[JsonObject | None]:
+            """The search's lines to their end, which comes soon after a stop (its reason last)."""
             for line in search.lines(KEEPALIVE_S / 5):
                 if self.server.seat.stopping:
                     search.stop("the server stopped")
-                self._write_chunk(b"\n" if line is None else json.dumps(line).encode() + b"\n")
-            self.wfile.write(b"0\r\n\r\n")
-        except OSError:
-            pass  # the page went away
+                yield line
+
+        try:
+            self._relay(lines())
         finally:
             search.stop("the page left")
 
@@ -310,15 +312,8 @@ class PageHandler(JsonHandler):
         if seat.game_json(game_id, legal_moves=False)["status"] == "started":
             raise ApiError(409, "A game is reviewed once it is over.")
         lines = self.server.reviewer.review(game_id, seat.pgn(game_id), KEEPALIVE_S / 5)
-        self._start_stream()
         try:
-            for line in lines:
-                if seat.stopping:
-                    break
-                self._write_chunk(b"\n" if line is None else json.dumps(line).encode() + b"\n")
-            self.wfile.write(b"0\r\n\r\n")
-        except OSError:
-            pass  # the page went away
+            self._relay(itertools.takewhile(lambda line: not seat.stopping, lines))
         finally:
             lines.close()  # stops the review if it is still going
 
@@ -333,48 +328,32 @@ class PageHandler(JsonHandler):
     def _query(self) -> dict[str, str]:
         return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query))
 
-    # HTTP.
+    # Streams.
 
-    def _start_stream(self) -> None:
-        # Said in a header, not only done: a client that pools connections must not send its next
-        # request down this one after the stream ends (it would find it closed under it).
-        self.close_connection = True
-        self.send_response(200)
-        self.send_header("Connection", "close")
-        self.send_header("Content-Type", "application/x-ndjson")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
+    def _relay(self, lines: Iterable[JsonObject | None]) -> None:
+        """Streams *lines* to the page, each as soon as it is made and a newline for each None,
+        until they end or the page goes away."""
+        try:
+            relay(self._start_ndjson(), lines)
+        except OSError:
+            pass  # the page went away
 
-    def _stream(self, version: Callable[[], object], lines: Callable[[bool], Iterator[JsonObject]]) -> None:
-        """Writes *lines* at once and again whenever *version* changes, each line as soon as it is
-        made, and a newline when quiet, until the client leaves or the sandbox stops."""
-        self._start_stream()
+    def _changes(self, version: Callable[[], object],
+                 lines: Callable[[bool], Iterator[JsonObject]]) -> Iterator[JsonObject | None]:
+        """*lines(True)* at once, then *lines(False)* whenever *version* changes and None (a
+        keep-alive) after :data:`KEEPALIVE_S` without a change, until the sandbox stops."""
         seat = self.server.seat
         last = version()
-        try:
-            self._write_lines(lines(True))
-            while True:
-                changed = seat.wait_change(version, last, KEEPALIVE_S)
-                if seat.stopping:
-                    self.wfile.write(b"0\r\n\r\n")
-                    return
-                if changed:
-                    last = version()
-                    self._write_lines(lines(False))
-                else:
-                    self._write_chunk(b"\n")
-        except OSError:
-            return  # the page went away
-
-    def _write_lines(self, objects: Iterator[JsonObject]) -> None:
-        for obj in objects:
-            self._write_chunk(json.dumps(obj).encode() + b"\n")
-
-    def _write_chunk(self, data: bytes) -> None:
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-        self.wfile.flush()
-
+        yield from lines(True)
+        while True:
+            changed = seat.wait_change(version, last, KEEPALIVE_S)
+            if seat.stopping:
+                return
+            if changed:
+                last = version()
+                yield from lines(False)
+            else:
+                yield None
 
 
 PageAction = Callable[[PageHandler, dict[str, str], dict[str, str]], None]

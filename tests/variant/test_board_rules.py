@@ -14,7 +14,7 @@ import chess.variant
 import pytest
 
 from tests.helpers import fairy
-from variant import COMMONER, ROYAL_KNIGHT, STARTING_FEN, KnightmateBoard
+from variant import COMMONER, ROYAL_KNIGHT, STARTING_FEN, KnightmateBoard, describe_status
 
 
 def legal_uci(board: KnightmateBoard) -> set[str]:
@@ -180,6 +180,15 @@ def test_bad_fen_raises_value_error_naming_the_problem_and_leaves_the_board_alon
     assert board.fen() == STARTING_FEN
     with pytest.raises(ValueError, match=reason):
         KnightmateBoard(fen)
+
+
+def test_a_refused_fen_names_every_problem_and_an_accepted_one_is_described_in_the_same_words() -> None:
+    with pytest.raises(ValueError, match=r"\(white has no royal knight; black has no royal knight\)"):
+        KnightmateBoard("8/8/8/8/8/8/8/8 w - - 0 1")
+    board = KnightmateBoard("4k3/8/8/8/8/8/8/R3K3 w Kq - 0 1")  # set up, though black has no rook for q
+    assert describe_status(board.status()) == "the castling rights do not match the royal knights and rooks"
+    assert describe_status(chess.STATUS_NO_BLACK_KING | chess.STATUS_PAWNS_ON_BACKRANK) == (
+        "black has no royal knight; pawns on the first or last rank")
 
 
 def test_printed_board_shows_commoners_as_m_and_draws_pieces_by_movement() -> None:
