@@ -182,12 +182,12 @@ function showInfo(info) {
   afterPaint(() => metrics.analysisLineMs.push(Date.now() - info.sentAtMs));
 }
 
-// The bar: White's share, by a logistic of the score (as Lichess draws it), full at a mate.
+// The bar: White's share of the winning chances, as the server worked it out with the score (the
+// curve the review's verdicts go by), full at a mate.
 function renderEval(line) {
   const bar = $("eval-white");
   if (!line) { bar.style.width = "50%"; $("eval-text").textContent = ""; return; }
-  const share = line.mate !== null ? (line.mate > 0 ? 100 : 0) : 50 + 50 * (2 / (1 + Math.exp(-0.004 * line.cp)) - 1);
-  bar.style.width = `${share.toFixed(1)}%`;
+  bar.style.width = `${line.winPercent.toFixed(1)}%`;
   $("eval-text").textContent = scoreText(line);
 }
 

@@ -11,10 +11,6 @@ const SYMBOLS = { Inaccuracy: "?!", Mistake: "?", Blunder: "??" };
 let reviewed = null; // {gameId, moves, evals, ...} of the review shown
 let running = null; // the AbortController of the review under way
 
-// White's share of the winning chances, 0-100, as the analysis board's bar.
-const share = (score) => (score.mate !== null ? (score.mate > 0 ? 100 : 0)
-  : 50 + 50 * (2 / (1 + Math.exp(-0.004 * score.cp)) - 1));
-
 export function reset() {
   if (running) running.abort();
   running = null;
@@ -77,7 +73,7 @@ function drawGraph() {
   const width = Math.max(1, n - 1) * 10;
   graph.setAttribute("viewBox", `0 0 ${width} 100`);
   graph.setAttribute("preserveAspectRatio", "none");
-  const y = (score) => 100 - share(score);
+  const y = (score) => 100 - score.winPercent; // White's share, worked out by the server
   const points = reviewed.evals.map((score, i) => `${i * 10},${y(score).toFixed(1)}`);
   const area = document.createElementNS(SVG, "polygon");
   area.setAttribute("points", `0,100 ${points.join(" ")} ${width},100`);
