@@ -309,9 +309,7 @@ def test_the_vendored_board_pieces_and_sounds_are_served_and_nothing_beside_them
 
 
 def test_the_shipped_pieces_and_sounds_are_what_their_scripts_make() -> None:
-    import make_sounds
-
-    from bench.page import make_pieces
+    from bench.page import make_pieces, make_sounds
 
     for name, text in make_pieces.pieces().items():
         assert (make_pieces.OUT / name).read_text(encoding="utf-8") == text, name
