@@ -115,6 +115,21 @@ def test_a_whole_game_played_by_clicks_ends_in_mate(page: Page, pgn_dir: Path) -
     assert "Qf4#" in (pgn_dir / f"{game_id}.pgn").read_text(encoding="utf-8")
 
 
+def test_each_move_is_marked_once_for_the_latency_bench(page: Page) -> None:
+    """window.kmMetrics, which bench/page/web_latency.py reads: one mark of each kind per move."""
+    page.start_game(color="white", fen=MATE_IN_TWO)
+    page.wait_your_move()
+    page.move_by_clicks("c5", "f8")
+    page.wait_plies(2)  # the bot's reply
+    marks = lambda: page.read("return window.kmMetrics")  # noqa: E731
+    page.wait.until(lambda d: marks()["botMoveToShown"] and marks()["clickToConfirmed"])
+    shown = marks()
+    assert [len(shown[kind]) for kind in ("clickToShown", "clickToConfirmed", "botMoveToShown")] == [1, 1, 1]
+    assert 0 < shown["clickToShown"][0] <= shown["clickToConfirmed"][0] < 10_000
+    assert -100 < shown["botMoveToShown"][0] < 10_000  # the page's clock against the server's: the same one
+    assert 0 < shown["boardReadyMs"] <= shown["gameShownMs"]
+
+
 def test_the_downloaded_pgn_is_the_bots_own_file(page: Page, pgn_dir: Path, downloads: Path) -> None:
     game_id = page.start_game(color="white", fen=MATE_IN_ONE)
     page.wait_your_move()
