@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import chess.engine
 import pytest
 import requests
 from selenium.webdriver.common.keys import Keys
@@ -21,6 +22,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from bench.page import browser_page
 from bench.page.browser_page import Page
+from bot.analysis import chances_percent
 from bot.sandbox import Sandbox
 from bot.web.page_server import PageServer
 
@@ -614,6 +616,13 @@ ANALYSIS_PGN = """[White "A"]
 """
 
 
+def bar_percent(score_text: str) -> float:
+    """White's share as the eval bar should draw it for the score the page wrote ("+0.38", "#-3")."""
+    score = (chess.engine.Mate(int(score_text[1:])) if score_text.startswith("#")
+             else chess.engine.Cp(round(float(score_text) * 100)))
+    return round(chances_percent(score), 1)
+
+
 def test_the_analysis_board_from_a_pasted_pgn(puppet: Puppet) -> None:
     page = puppet.page  # a sandbox where the person plays no game: no analysis during one
     page.find("#paste").send_keys(ANALYSIS_PGN)
@@ -627,6 +636,9 @@ def test_the_analysis_board_from_a_pasted_pgn(puppet: Puppet) -> None:
     page.wait.until(lambda d: depth() >= 2 and len(page.find_all("#lines li")) == 3)
     first = depth()
     page.wait.until(lambda d: depth() > first)  # the lines deepen while it thinks
+    text, width = page.read('return [document.getElementById("eval-text").textContent,'
+                            ' document.getElementById("eval-white").style.width]')
+    assert width == f"{bar_percent(text):.1f}%", text  # the bar: the server's share, by the verdicts' curve
     page.wait.until(lambda d: page.find_all("#analysis-board .cg-shapes line"))  # the best move's arrow
     fen_before = page.fen()
 
