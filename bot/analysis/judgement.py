@@ -70,6 +70,15 @@ def win_percent(score: chess.engine.Score) -> float:
     return 50 + 50 * winning_chances(cp)
 
 
+def chances_percent(score: chess.engine.Score) -> float:
+    """The side's share of the winning chances, 0..100, as the page's evaluation bar and graph draw
+    it: Lichess's curve without the ceiling :func:`win_percent` puts on accuracy, and all of it (or
+    none) at a mate, the mate already given included."""
+    if score.is_mate():
+        return 100.0 if score > chess.engine.Cp(0) else 0.0
+    return 50 + 50 * winning_chances(score.score() or 0)
+
+
 def move_accuracy(before: chess.engine.Score, after: chess.engine.Score) -> float:
     """A move's accuracy, 0..100, from the mover's scores before and after it."""
     return _accuracy_of_drop(win_percent(before) - win_percent(after))

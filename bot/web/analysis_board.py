@@ -27,6 +27,7 @@ from bot.analysis import (
     EngineCommand,
     PositionAnalysis,
     analyse_position,
+    chances_percent,
     close_engine,
 )
 from bot.sandbox.human import check_square, legal_moves_json
@@ -50,9 +51,11 @@ def knightmate_pgn(text: str) -> str:
 
 
 def score_json(score: chess.engine.PovScore) -> JsonObject:
-    """A score as the page reads it: centipawns or moves to mate, from White's side."""
+    """A score as the page reads it: centipawns or moves to mate, and the share of the winning
+    chances (0..100, what the bar and the graph draw: worked out here so that the page and the
+    verdicts go by one curve), all from White's side."""
     white = score.white()
-    return {"cp": white.score(), "mate": white.mate()}
+    return {"cp": white.score(), "mate": white.mate(), "winPercent": round(chances_percent(white), 1)}
 
 
 def drain(items: queue.Queue[JsonObject | None], keepalive_s: float) -> Iterator[JsonObject | None]:

@@ -21,7 +21,14 @@ from bot.analysis import (
     annotated,
     open_engine,
 )
-from bot.analysis.judgement import game_accuracy, judge, move_accuracy, win_percent, winning_chances
+from bot.analysis.judgement import (
+    chances_percent,
+    game_accuracy,
+    judge,
+    move_accuracy,
+    win_percent,
+    winning_chances,
+)
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish
 from variant import KnightmateBoard
 
@@ -41,6 +48,18 @@ def test_winning_chances_follow_lichess_curve() -> None:
     assert winning_chances(300) == pytest.approx(-winning_chances(-300))
     assert winning_chances(100) == pytest.approx(0.1821, abs=1e-4)  # 2 / (1 + e^-0.368208) - 1
     assert win_percent(Cp(5000)) == win_percent(Mate(3)) == pytest.approx(50 + 50 * winning_chances(1000))
+
+
+def test_the_bar_and_the_graph_share_the_verdicts_curve_without_its_ceiling() -> None:
+    assert chances_percent(Cp(100)) == pytest.approx(59.103, abs=1e-3)  # Lichess's slope, not 0.004's 59.87
+    assert chances_percent(Cp(-100)) == pytest.approx(100 - chances_percent(Cp(100)))
+    assert win_percent(Cp(5000)) < chances_percent(Cp(5000)) < 100
+    assert chances_percent(Mate(3)) == 100 and chances_percent(Mate(-3)) == 0
+
+
+def test_a_mate_given_is_all_the_chances_of_the_side_that_gave_it() -> None:
+    mated_black = chess.engine.PovScore(Mate(0), chess.BLACK)  # Black to move is mated
+    assert chances_percent(mated_black.white()) == 100 and chances_percent(mated_black.black()) == 0
 
 
 @pytest.mark.parametrize(("drop", "expected"), [(0.09, None), (0.11, Judgement.INACCURACY),

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import chess.engine
 import pytest
 import requests
 from selenium.webdriver.common.keys import Keys
@@ -21,6 +22,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from bench.page import browser_page
 from bench.page.browser_page import Page
+from bot.analysis import chances_percent
 from bot.sandbox import Sandbox
 from bot.web.page_server import PageServer
 
@@ -113,6 +115,21 @@ def test_a_whole_game_played_by_clicks_ends_in_mate(page: Page, pgn_dir: Path) -
     page.screenshot(SCREENSHOTS, "4-end")
     page.wait.until(lambda d: (pgn_dir / f"{game_id}.pgn").exists())
     assert "Qf4#" in (pgn_dir / f"{game_id}.pgn").read_text(encoding="utf-8")
+
+
+def test_each_move_is_marked_once_for_the_latency_bench(page: Page) -> None:
+    """window.kmMetrics, which bench/page/web_latency.py reads: one mark of each kind per move."""
+    page.start_game(color="white", fen=MATE_IN_TWO)
+    page.wait_your_move()
+    page.move_by_clicks("c5", "f8")
+    page.wait_plies(2)  # the bot's reply
+    marks = lambda: page.read("return window.kmMetrics")  # noqa: E731
+    page.wait.until(lambda d: marks()["botMoveToShown"] and marks()["clickToConfirmed"])
+    shown = marks()
+    assert [len(shown[kind]) for kind in ("clickToShown", "clickToConfirmed", "botMoveToShown")] == [1, 1, 1]
+    assert 0 < shown["clickToShown"][0] <= shown["clickToConfirmed"][0] < 10_000
+    assert -100 < shown["botMoveToShown"][0] < 10_000  # the page's clock against the server's: the same one
+    assert 0 < shown["boardReadyMs"] <= shown["gameShownMs"]
 
 
 def test_the_downloaded_pgn_is_the_bots_own_file(page: Page, pgn_dir: Path, downloads: Path) -> None:
@@ -599,6 +616,13 @@ ANALYSIS_PGN = """[White "A"]
 """
 
 
+def bar_percent(score_text: str) -> float:
+    """White's share as the eval bar should draw it for the score the page wrote ("+0.38", "#-3")."""
+    score = (chess.engine.Mate(int(score_text[1:])) if score_text.startswith("#")
+             else chess.engine.Cp(round(float(score_text) * 100)))
+    return round(chances_percent(score), 1)
+
+
 def test_the_analysis_board_from_a_pasted_pgn(puppet: Puppet) -> None:
     page = puppet.page  # a sandbox where the person plays no game: no analysis during one
     page.find("#paste").send_keys(ANALYSIS_PGN)
@@ -612,6 +636,9 @@ def test_the_analysis_board_from_a_pasted_pgn(puppet: Puppet) -> None:
     page.wait.until(lambda d: depth() >= 2 and len(page.find_all("#lines li")) == 3)
     first = depth()
     page.wait.until(lambda d: depth() > first)  # the lines deepen while it thinks
+    text, width = page.read('return [document.getElementById("eval-text").textContent,'
+                            ' document.getElementById("eval-white").style.width]')
+    assert width == f"{bar_percent(text):.1f}%", text  # the bar: the server's share, by the verdicts' curve
     page.wait.until(lambda d: page.find_all("#analysis-board .cg-shapes line"))  # the best move's arrow
     fen_before = page.fen()
 

@@ -24,12 +24,13 @@ import pytest
 import requests
 
 from bench.page import make_pieces, make_sounds
-from bot.analysis import EngineCommand, close_engine
+from bot.analysis import EngineCommand, chances_percent, close_engine
 from bot.cli.local_page import PlayError, announce, check_host
 from bot.cli.main import main
 from bot.engine import levels
 from bot.sandbox import Sandbox, human
 from bot.sandbox.opponents import strength_options
+from bot.web.analysis_board import score_json
 from bot.web.page_server import CSRF_HEADER, PageServer, host_allowed
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish, recorded, wait_until
 from variant import KnightmateBoard
@@ -427,9 +428,17 @@ def test_the_engine_lines_stream_deepen_and_stop_when_the_page_leaves(served: Se
                 break
     assert depths == sorted(depths) and depths[-1] > depths[0]
     assert line["lines"][0]["san"][0] == "Qf4#" and line["lines"][0]["mate"] == 1
+    assert line["lines"][0]["winPercent"] == 100  # the bar's share, sent with the score
     assert len(line["lines"][0]["fen"]) == len(line["lines"][0]["uci"])
     search = served.page.analyser.current
     assert search is not None and search.wait_stopped(timeout=5)  # at the first keep-alive that finds no page
+
+
+def test_a_score_goes_to_the_page_from_whites_side_with_its_share_of_the_chances() -> None:
+    black_ahead = chess.engine.PovScore(chess.engine.Cp(100), chess.BLACK)
+    assert score_json(black_ahead) == {"cp": -100, "mate": None,
+                                       "winPercent": round(chances_percent(chess.engine.Cp(-100)), 1)}
+    assert score_json(black_ahead)["winPercent"] == 40.9  # Lichess's curve: 0.004's would be 40.1
 
 
 def analysis_reports(served: Served, fen: str, multipv: int, count: int) -> list[dict[str, Any]]:

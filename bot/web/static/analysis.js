@@ -1,114 +1,165 @@
+// @ts-check
 // The analysis board: a position or game (pasted, or one finished or watched here) as a tree of
 // variations made by moving on the board, stepped with the keys; the engine's best lines from
 // the server (MultiPV 1-3, scores from White's side, depth), its best move as an arrow and an
 // evaluation bar. One search at a time, restarted at each position shown, stopped when the board
 // is left. The rules are the server's: each position's legal moves come from /api/analysis/position.
-import { $, afterPaint, metrics } from "./page.js";
+import { el } from "./elements.js";
+import * as metrics from "./metrics.js";
 import { api, readLines } from "./network.js";
 import { Board } from "./board.js";
+/** @import { Color, LegalMove, Ply, Score } from "./network.js" */
 
-let board = null;
-let root = null;
-let current = null;
-let nextId = 0;
-let search = null; // the AbortController of the stream of the position shown
-const positions = new Map(); // fen -> the server's position (legal moves, check, outcome)
-const nodes = new Map(); // id -> node
-let orientation = "white";
+/**
+ * @typedef {object} TreeNode  a position of the tree and the move that led to it (none at the root)
+ * @property {string} id
+ * @property {TreeNode | null} parent
+ * @property {TreeNode[]} children  the main line's move first
+ * @property {string | null} uci
+ * @property {string | null} san
+ * @property {string} fen
+ *
+ * @typedef {object} AnalysedPosition  GET /api/analysis/position
+ * @property {Color} turn
+ * @property {string | null} check
+ * @property {LegalMove[]} legalMoves
+ * @property {{ result: string, termination: string } | null} outcome
+ *
+ * @typedef {Score & { uci: string[], san: string[], fen: string[] }} EngineLine
+ * @typedef {{ depth: number, nodes: number, lines: EngineLine[], sentAtMs: number }} EngineInfo
+ */
 
-export const isOpen = () => !$("analysis").hidden;
+// The analysis board's one state. Written only here.
+const shown = {
+  /** @type {Board | null} */ board: null, // made when first opened: chessgroundx measures its element
+  /** @type {TreeNode | null} */ root: null,
+  /** @type {TreeNode | null} */ current: null,
+  nextId: 0,
+  /** @type {AbortController | null} */ search: null, // the stream of the position shown
+  /** @type {Color} */ orientation: "white",
+};
+/** @type {Map<string, AnalysedPosition>} the server's answers, by FEN */
+const positions = new Map();
 
-function makeNode(parent, move) {
-  const node = { id: String(nextId++), parent, children: [], uci: move ? move.uci : null, san: move ? move.san : null,
-    fen: move ? move.fen : parent };
-  nodes.set(node.id, node);
-  return node;
+export const isOpen = () => !el.analysis.hidden;
+
+/**
+ * @param {TreeNode | null} parent
+ * @param {LegalMove | null} move  null: the root, at *fen*
+ * @param {string} [fen]
+ * @returns {TreeNode}
+ */
+function makeNode(parent, move, fen = "") {
+  return { id: String(shown.nextId++), parent, children: [], uci: move ? move.uci : null, san: move ? move.san : null,
+    fen: move ? move.fen : fen };
 }
 
-// Opens the board on *initialFen* with the main line *plies* ([{uci, san, fen}]), at its end.
-export function open(initialFen, plies, { flipped = false } = {}) {
-  if (!board) board = new Board($("analysis-board"), $("analysis-promotion"), played);
-  nodes.clear();
-  root = makeNode(null, null);
-  root.fen = initialFen;
-  root.parent = null;
-  let node = root;
-  for (const ply of plies) {
-    const child = makeNode(node, ply);
+/** The child of *node* by *move*, made if it is not there yet (a side line after the others). */
+function childOf(/** @type {TreeNode} */ node, /** @type {LegalMove} */ move) {
+  let child = node.children.find((c) => c.uci === move.uci);
+  if (!child) {
+    child = makeNode(node, move);
     node.children.push(child);
-    node = child;
   }
-  orientation = flipped ? "black" : "white";
-  $("analysis").hidden = false;
-  $("main").hidden = true;
-  $("paste-message").textContent = "";
+  return child;
+}
+
+/**
+ * Opens the board on *initialFen* with the main line *plies*, at its end.
+ * @param {string} initialFen
+ * @param {Ply[]} plies
+ * @param {{ flipped?: boolean }} [options]
+ */
+export function open(initialFen, plies, { flipped = false } = {}) {
+  if (!shown.board) shown.board = new Board(el.analysisBoard, el.analysisPromotion, played);
+  const root = makeNode(null, null, initialFen);
+  shown.root = root;
+  let node = root;
+  for (const ply of plies) node = childOf(node, ply);
+  shown.orientation = flipped ? "black" : "white";
+  el.analysis.hidden = false;
+  el.main.hidden = true;
+  el.pasteMessage.textContent = "";
   if (location.hash !== "#analysis") history.pushState(null, "", "#analysis");
   goTo(node);
 }
 
 export function close() {
   stopSearch();
-  $("analysis").hidden = true;
-  $("main").hidden = false;
+  el.analysis.hidden = true;
+  el.main.hidden = false;
 }
 
 function stopSearch() {
-  if (search) search.abort();
-  search = null;
+  if (shown.search) shown.search.abort();
+  shown.search = null;
 }
 
+/**
+ * @param {string} fen
+ * @returns {Promise<AnalysedPosition>}
+ */
 async function positionOf(fen) {
-  if (!positions.has(fen)) positions.set(fen, await api(`/api/analysis/position?fen=${encodeURIComponent(fen)}`));
-  return positions.get(fen);
+  const known = positions.get(fen);
+  if (known) return known;
+  const position = await api(`/api/analysis/position?fen=${encodeURIComponent(fen)}`);
+  positions.set(fen, position);
+  return position;
 }
 
+/** @param {TreeNode} node */
 async function goTo(node) {
-  current = node;
+  shown.current = node;
   renderTree();
   const position = await positionOf(node.fen);
-  if (current !== node) return;
-  board.show({ fen: node.fen, last: node.uci, check: position.check },
-    { orientation, movable: position.outcome ? null : position.turn, legalMoves: position.legalMoves, ply: depthOf(node) });
-  board.setArrows([]);
-  $("analysis-status").textContent = position.outcome ? `${position.outcome.result} \u00B7 ${position.outcome.termination}` : "";
+  if (shown.current !== node || !shown.board) return;
+  shown.board.show({ fen: node.fen, last: node.uci, check: position.check },
+    { orientation: shown.orientation, movable: position.outcome ? null : position.turn, legalMoves: position.legalMoves,
+      ply: depthOf(node) });
+  shown.board.setArrows([]);
+  el.analysisStatus.textContent = position.outcome ? `${position.outcome.result} \u00B7 ${position.outcome.termination}` : "";
   analyse(node, position);
 }
 
-const depthOf = (node) => (node.parent ? depthOf(node.parent) + 1 : 0);
+/** @returns {number} */
+const depthOf = (/** @type {TreeNode} */ node) => (node.parent ? depthOf(node.parent) + 1 : 0);
 
-// The person moved on the board: the move's node, new or already there, becomes the current one.
+/**
+ * The person moved on the board: the move's node, new or already there, becomes the current one.
+ * @param {LegalMove} move
+ */
 function played(move) {
-  let child = current.children.find((c) => c.uci === move.uci);
-  if (!child) {
-    child = makeNode(current, move);
-    current.children.push(child);
-  }
-  goTo(child);
+  if (shown.current) goTo(childOf(shown.current, move));
 }
 
-// Plays a line of the engine's from the current node up to its move *upTo*.
+/**
+ * Plays a line of the engine's from the current node up to its move *upTo*.
+ * @param {EngineLine} line
+ * @param {number} upTo
+ */
 function playLine(line, upTo) {
-  let node = current;
-  for (let i = 0; i <= upTo; i++) {
-    let child = node.children.find((c) => c.uci === line.uci[i]);
-    if (!child) {
-      child = makeNode(node, { uci: line.uci[i], san: line.san[i], fen: line.fen[i] });
-      node.children.push(child);
-    }
-    node = child;
-  }
+  if (!shown.current) return;
+  let node = shown.current;
+  for (let i = 0; i <= upTo; i++) node = childOf(node, { uci: line.uci[i], san: line.san[i], fen: line.fen[i] });
   goTo(node);
 }
 
+/**
+ * Steps through the tree by *key*; whether the key was one of the board's.
+ * @param {string} key
+ */
 export function step(key) {
-  if (!current) return false;
-  const target = { ArrowLeft: current.parent, ArrowRight: current.children[0], Home: root,
-    End: mainEnd(current) }[key];
-  if (target === undefined) return false;
+  const current = shown.current;
+  if (!current || !shown.root) return false;
+  /** @type {Record<string, TreeNode | null | undefined>} */
+  const targets = { ArrowLeft: current.parent, ArrowRight: current.children[0], Home: shown.root, End: mainEnd(current) };
+  const target = targets[key];
+  if (target === undefined) return false; // not a key of the board's, or no move on
   if (target) goTo(target);
   return true;
 }
 
+/** @param {TreeNode} node */
 function mainEnd(node) {
   while (node.children.length) node = node.children[0];
   return node;
@@ -116,43 +167,49 @@ function mainEnd(node) {
 
 // ---- the engine ---------------------------------------------------------------------------------
 
+/**
+ * @param {TreeNode} node
+ * @param {AnalysedPosition} position
+ */
 async function analyse(node, position) {
   stopSearch();
-  $("lines").textContent = "";
-  $("analysis-depth").textContent = "";
+  el.lines.textContent = "";
+  el.analysisDepth.textContent = "";
   if (position.outcome) { renderEval(null); return; }
   const controller = new AbortController();
-  search = controller;
-  const multipv = $("multipv").value;
-  $("analysis-depth").textContent = "Thinking\u2026";
+  shown.search = controller;
+  const multipv = el.multipv.value;
+  el.analysisDepth.textContent = "Thinking\u2026";
   try {
     const response = await fetch(`/api/analysis/stream?fen=${encodeURIComponent(node.fen)}&multipv=${multipv}`,
       { credentials: "same-origin", signal: controller.signal });
     if (!response.ok) {
-      $("analysis-depth").textContent = (await response.json().catch(() => ({}))).error || `${response.status}`;
+      el.analysisDepth.textContent = (await response.json().catch(() => ({}))).error || `${response.status}`;
       return;
     }
     await readLines(response, (line) => {
-      if (search !== controller) return;
+      if (shown.search !== controller) return;
       if (line.type === "info") showInfo(line);
-      else if (line.type === "end") $("analysis-depth").textContent += ` \u00B7 stopped: ${line.reason}`;
+      else if (line.type === "end") el.analysisDepth.textContent += ` \u00B7 stopped: ${line.reason}`;
     });
   } catch (error) {
-    if (!controller.signal.aborted) $("analysis-depth").textContent = "The server does not answer.";
+    if (!controller.signal.aborted) el.analysisDepth.textContent = "The server does not answer.";
   }
 }
 
-function scoreText(line) {
-  if (line.mate !== null) return `#${line.mate}`;
-  const pawns = line.cp / 100;
+/** @param {Score} score */
+function scoreText(score) {
+  if (score.mate !== null) return `#${score.mate}`;
+  const pawns = (score.cp || 0) / 100;
   return `${pawns > 0 ? "+" : ""}${pawns.toFixed(2)}`;
 }
 
+/** @param {EngineInfo} info */
 function showInfo(info) {
-  const list = $("lines");
+  if (!shown.current || !shown.board) return;
+  const list = el.lines;
   list.textContent = "";
-  const fen = current.fen;
-  const [, turn, , , , fullmove] = fen.split(" ");
+  const [, turn, , , , fullmove] = shown.current.fen.split(" ");
   info.lines.forEach((line, index) => {
     const item = document.createElement("li");
     item.dataset.line = String(index + 1);
@@ -174,41 +231,53 @@ function showInfo(info) {
     });
     list.appendChild(item);
   });
-  $("analysis-depth").textContent = `Depth ${info.depth} \u00B7 ${(info.nodes / 1000).toFixed(0)} k nodes`;
-  $("analysis-depth").dataset.depth = String(info.depth);
+  el.analysisDepth.textContent = `Depth ${info.depth} \u00B7 ${(info.nodes / 1000).toFixed(0)} k nodes`;
+  el.analysisDepth.dataset.depth = String(info.depth);
   renderEval(info.lines[0]);
-  board.setArrows(info.lines.slice(0, 3).map((line, i) => ({ from: line.uci[0].slice(0, 2), to: line.uci[0].slice(2, 4),
+  shown.board.setArrows(info.lines.slice(0, 3).map((line, i) => ({ from: line.uci[0].slice(0, 2), to: line.uci[0].slice(2, 4),
     brush: i === 0 ? "blue" : "paleGrey" })));
-  afterPaint(() => metrics.analysisLineMs.push(Date.now() - info.sentAtMs));
+  metrics.analysisLineShown(info.sentAtMs);
 }
 
-// The bar: White's share, by a logistic of the score (as Lichess draws it), full at a mate.
-function renderEval(line) {
-  const bar = $("eval-white");
-  if (!line) { bar.style.width = "50%"; $("eval-text").textContent = ""; return; }
-  const share = line.mate !== null ? (line.mate > 0 ? 100 : 0) : 50 + 50 * (2 / (1 + Math.exp(-0.004 * line.cp)) - 1);
-  bar.style.width = `${share.toFixed(1)}%`;
-  $("eval-text").textContent = scoreText(line);
+/**
+ * The bar: White's share of the winning chances, as the server worked it out with the score (the
+ * curve the review's verdicts go by), full at a mate.
+ * @param {Score | null} score
+ */
+function renderEval(score) {
+  el.evalWhite.style.width = score ? `${score.winPercent.toFixed(1)}%` : "50%";
+  el.evalText.textContent = score ? scoreText(score) : "";
 }
 
 // ---- the tree -------------------------------------------------------------------------------------
 
 function renderTree() {
-  const tree = $("tree");
+  if (!shown.root || !shown.current) return;
+  const tree = el.tree;
   tree.textContent = "";
-  appendLine(root, tree);
-  const shown = tree.querySelector(`[data-node="${current.id}"]`);
-  if (shown) { shown.classList.add("current"); shown.scrollIntoView({ block: "nearest" }); }
+  appendLine(shown.root, tree);
+  const current = tree.querySelector(`[data-node="${shown.current.id}"]`);
+  if (current) { current.classList.add("current"); current.scrollIntoView({ block: "nearest" }); }
 }
 
+/**
+ * "12. " before White's move, "12… " before Black's where *always* (a line's first move).
+ * @param {string} parentFen
+ * @param {boolean} always
+ */
 function moveNumber(parentFen, always) {
   const [, turn, , , , fullmove] = parentFen.split(" ");
   if (turn === "w") return `${fullmove}. `;
   return always ? `${fullmove}\u2026 ` : "";
 }
 
+/**
+ * @param {HTMLElement} container
+ * @param {TreeNode} node  a node with a parent: a move
+ * @param {boolean} always  the move number even before Black's move
+ */
 function appendMove(container, node, always) {
-  const number = moveNumber(node.parent.fen, always);
+  const number = node.parent ? moveNumber(node.parent.fen, always) : "";
   if (number) container.appendChild(Object.assign(document.createElement("span"), { className: "number", textContent: number }));
   const move = Object.assign(document.createElement("span"), { className: "move", textContent: node.san });
   move.dataset.node = node.id;
@@ -217,7 +286,11 @@ function appendMove(container, node, always) {
   container.appendChild(document.createTextNode(" "));
 }
 
-// The main line from *parent* on, each side line in brackets after the move it is the other choice to.
+/**
+ * The main line from *parent* on, each side line in brackets after the move it is the other choice to.
+ * @param {TreeNode} parent
+ * @param {HTMLElement} container
+ */
 function appendLine(parent, container) {
   let node = parent;
   let always = true;
@@ -241,27 +314,28 @@ function appendLine(parent, container) {
 // ---- opening it -----------------------------------------------------------------------------------
 
 async function importPaste() {
-  const text = $("paste").value;
-  const message = $("paste-message");
+  const text = el.paste.value;
+  const message = el.pasteMessage;
   if (text.length > 20000) {
     message.textContent = `That paste is ${text.length} characters long; a FEN or a PGN game is at most 20000.`;
     return;
   }
   try {
+    /** @type {{ initialFen: string, plies: Ply[] }} */
     const game = await api("/api/analysis/import", { text });
     open(game.initialFen, game.plies);
   } catch (error) {
-    message.textContent = error.message;
+    message.textContent = error instanceof Error ? error.message : String(error);
   }
 }
 
 export function wire() {
-  $("analyse-paste").addEventListener("click", importPaste);
-  $("close-analysis").addEventListener("click", () => { history.back(); });
-  $("multipv").addEventListener("change", () => { if (current) goTo(current); });
-  $("analysis-flip").addEventListener("click", () => {
-    orientation = orientation === "white" ? "black" : "white";
-    if (current) goTo(current);
+  el.analysePaste.addEventListener("click", importPaste);
+  el.closeAnalysis.addEventListener("click", () => { history.back(); });
+  el.multipv.addEventListener("change", () => { if (shown.current) goTo(shown.current); });
+  el.analysisFlip.addEventListener("click", () => {
+    shown.orientation = shown.orientation === "white" ? "black" : "white";
+    if (shown.current) goTo(shown.current);
   });
   window.addEventListener("pagehide", stopSearch);
 }

@@ -1,10 +1,20 @@
+// @ts-check
 // The board: chessgroundx 10.7.4 (vendor/README.md), given the positions, the legal destinations
 // the server sent and the side the person plays. It knows no rules: a move is one of the server's
 // legal moves or nothing. Premoves are the geometry of Knightmate's pieces (premoveTargets); the
 // server's legal moves decide when the turn comes. Arrows and circles are drawn with the right
-// button, as on pychess.org and Lichess.
+// button, as on pychess.org and Lichess. The board's types: vendor/chessgroundx.d.ts (ours).
 import { Chessground } from "./vendor/chessgroundx.js";
 import { PIECE_NAMES } from "./page.js";
+/** @import { Api, BoardState, Color, Key, MoveMetadata } from "./vendor/chessgroundx.js" */
+/** @import { LegalMove } from "./network.js" */
+
+/**
+ * @typedef {{ fen: string, last: string | null, check: string | null }} Position  as shown: the
+ *   last move in UCI, the royal square in check
+ * @typedef {{ from: string, to: string | null, brush: string }} Arrow  to: null for a circle
+ * @typedef {(move: LegalMove, clickedAt: number) => void} OnMove
+ */
 
 const FILES = "abcdefgh";
 const PROMOTION_ORDER = ["m", "q", "r", "b"];
@@ -14,18 +24,25 @@ const STEPS = [[1, 0], [1, 1], [0, 1], [-1, 1], [-1, 0], [-1, -1], [0, -1], [1, 
 
 // Where a piece might go on a later turn, whatever stands between: the squares a premove may aim
 // at. The royal knight leaps and castles by two squares; the commoner steps like a king.
+/**
+ * @param {BoardState} boardState
+ * @param {Key} key
+ * @param {boolean} canCastle
+ * @returns {Key[]}
+ */
 function premoveTargets(boardState, key, canCastle) {
   const piece = boardState.pieces.get(key);
   if (!piece) return [];
   const x = FILES.indexOf(key[0]);
   const y = Number(key[1]) - 1;
+  /** @type {Key[]} */
   const targets = [];
-  const add = (dx, dy) => {
+  const add = (/** @type {number} */ dx, /** @type {number} */ dy) => {
     const tx = x + dx;
     const ty = y + dy;
     if (tx >= 0 && tx < 8 && ty >= 0 && ty < 8) targets.push(FILES[tx] + (ty + 1));
   };
-  const slide = (directions) => {
+  const slide = (/** @type {number[][]} */ directions) => {
     for (const [dx, dy] of directions) for (let n = 1; n < 8; n++) add(dx * n, dy * n);
   };
   const role = piece.role[0];
@@ -47,15 +64,20 @@ function premoveTargets(boardState, key, canCastle) {
 }
 
 export class Board {
-  // onMove(move, clickedAt): the person played one of the legal moves (a promotion after the
-  // picker, the element *picker*).
+  /**
+   * @param {HTMLElement} element
+   * @param {HTMLElement} picker  the promotion's chooser
+   * @param {OnMove} onMove  the person played one of the legal moves (a promotion after the picker)
+   */
   constructor(element, picker, onMove) {
     this.element = element;
     this.picker = picker;
     this.onMove = onMove;
+    /** @type {LegalMove[]} */
     this.legalMoves = [];
     this.inputAt = 0;
-    this.shown = null; // the position last set, as fen, last move and check
+    /** @type {string | null} the position last set, as fen, last move and check */
+    this.shown = null;
     // The time of the click or drop that made a move: chessgroundx's callback carries no event.
     // And the board's place on the page, taken afresh at each press: chessgroundx keeps it from
     // the last resize or scroll, and the page moves the board without either (a scroll bar that
@@ -66,6 +88,7 @@ export class Board {
         if (type === "mousedown" || type === "touchstart") this.ground.state.dom.bounds.clear();
       }, { capture: true, passive: true });
     }
+    /** @type {Api} */
     this.ground = Chessground(element, {
       coordinates: true,
       autoCastle: true,
@@ -76,20 +99,28 @@ export class Board {
       drawable: { enabled: true, eraseOnClick: true },
       highlight: { lastMove: true, check: true },
     });
-    element.kmBoard = this.ground; // for the tests' and bench's scripts
+    Object.assign(element, { kmBoard: this.ground }); // for the tests' and bench's scripts
   }
 
-  // Shows *position* ({fen, last, check}); *movable* is the colour the person may move or premove
-  // (null: nobody), *legalMoves* the server's moves of this position (empty while not the person's).
+  /**
+   * Shows *position*; *movable* is the colour the person may move or premove (null: nobody),
+   * *legalMoves* the server's moves of this position (empty while not the person's), *ply* the
+   * ply the tests read off the element (null: none).
+   * @param {Position} position
+   * @param {{ orientation: Color, movable: Color | null, legalMoves: LegalMove[], ply: number | null }} how
+   */
   show(position, { orientation, movable, legalMoves, ply }) {
     this.legalMoves = legalMoves;
+    /** @type {Map<Key, Key[]>} */
     const dests = new Map();
     for (const move of legalMoves) {
       const from = move.uci.slice(0, 2);
       const to = move.uci.slice(2, 4);
-      if (!dests.has(from)) dests.set(from, []);
-      if (!dests.get(from).includes(to)) dests.get(from).push(to);
+      const targets = dests.get(from) || [];
+      if (!targets.includes(to)) targets.push(to);
+      dests.set(from, targets);
     }
+    /** @type {Color} */
     const turnColor = position.fen.split(" ")[1] === "b" ? "black" : "white";
     // Set again only when it changed: setting a position ends a drag under way.
     const shown = `${position.fen} ${position.last} ${position.check}`;
@@ -108,10 +139,11 @@ export class Board {
     if (legalMoves.length > 0 && this.ground.state.premovable.current) this.ground.playPremove();
   }
 
-  get premove() {
-    return this.ground.state.premovable.current || null;
-  }
-
+  /**
+   * @param {Key} from
+   * @param {Key} to
+   * @param {MoveMetadata} meta
+   */
   played(from, to, meta) {
     const candidates = this.legalMoves.filter((m) => m.uci.slice(0, 4) === from + to);
     if (candidates.length === 0) return;
@@ -121,6 +153,7 @@ export class Board {
     else this.showPromotion(candidates);
   }
 
+  /** @param {LegalMove[]} candidates  the same move to each piece it may promote to */
   showPromotion(candidates) {
     const picker = this.picker;
     picker.textContent = "";
@@ -155,7 +188,10 @@ export class Board {
     this.shown = null;
   }
 
-  // Arrows and circles of the engine's ideas: [{from, to, brush}] (to: null for a circle).
+  /**
+   * Arrows and circles of the engine's ideas.
+   * @param {Arrow[]} arrows
+   */
   setArrows(arrows) {
     if (arrows.length === 0 && this.ground.state.drawable.autoShapes.length === 0) return;
     this.ground.setAutoShapes(arrows.map((a) => ({ orig: a.from, dest: a.to || undefined, brush: a.brush })));
@@ -163,9 +199,5 @@ export class Board {
 
   cancel() {
     this.ground.cancelMove();
-  }
-
-  flipTo(orientation) {
-    this.ground.set({ orientation });
   }
 }

@@ -1,11 +1,20 @@
+// @ts-check
 // One game on the page, played or watched: its state from the server's stream, the board, the
 // players and clocks, the move list, the controls, the draw offer, the chat and the live PGN.
-import { $, afterPaint, metrics, other, showNotice } from "./page.js";
+// The one writer of the view state (state.js); what draws over the game (the review) is handed
+// over by play.js as an overlay, so nothing here imports it.
+import { el } from "./elements.js";
+import { afterPaint, other, resultOf, showNotice } from "./page.js";
+import * as metrics from "./metrics.js";
 import { api, follow } from "./network.js";
 import { Board } from "./board.js";
 import * as sounds from "./sounds.js";
-import * as review from "./review.js";
+import { view } from "./state.js";
+/** @import { Account, Color, GameState, LegalMove, Ply } from "./network.js" */
+/** @import { Position } from "./board.js" */
+/** @import { GameOverlay } from "./state.js" */
 
+/** @type {Record<string, (loser: string) => string>} */
 const STATUS_TEXT = {
   mate: () => "Checkmate", resign: (loser) => `${loser} resigned`, stalemate: () => "Stalemate",
   timeout: (loser) => `${loser} left the game`, draw: () => "Draw", outoftime: (loser) => `${loser} ran out of time`,
@@ -13,26 +22,50 @@ const STATUS_TEXT = {
   illegalMove: (loser) => `${loser} made an illegal move`, variantEnd: () => "Game over",
 };
 
-export const view = {
-  account: null, gameId: null, state: null, receivedAt: 0, ply: 0, flipped: false,
-  pending: null, stream: null, drawDeclinedAt: null,
+/** @type {GameOverlay} */
+const NO_OVERLAY = { decorate: () => [], reset: () => {} };
+
+// What game.js keeps beside the view state: the account, the board, the hooks play.js hands over,
+// and what is drawn. Written only here.
+const screen = {
+  /** @type {Account | null} */ account: null,
+  /** @type {Board | null} */ board: null,
+  overlay: NO_OVERLAY,
+  gameOpened: () => {}, // the game shown changed (the lobby marks it in the games list)
+  // The move list as drawn: of which game and how many plies, so that an update only appends the
+  // plies that are new (a game's plies are never taken back).
+  /** @type {{ gameId: string | null, plies: number }} */ drawnMoves: { gameId: null, plies: 0 },
+  titleWanted: document.title,
+  pgnAsked: 0,
 };
 
-let board = null;
-// Told when the game shown changes (the lobby marks it in the games list).
-let onGameOpened = () => {};
-
-export function setUp(account, gameOpened) {
-  view.account = account;
-  onGameOpened = gameOpened;
-  board = new Board($("board"), $("promotion"), send);
+/**
+ * The game view, on the board *account* starts from; *overlay* draws over each render (the
+ * review), *gameOpened* is told when another game is shown.
+ * @param {Account} account
+ * @param {{ overlay: GameOverlay, gameOpened: () => void }} hooks
+ */
+export function setUp(account, { overlay, gameOpened }) {
+  screen.account = account;
+  screen.overlay = overlay;
+  screen.gameOpened = gameOpened;
+  screen.board = new Board(el.board, el.promotion, send);
   renderBoard();
+}
+
+/** The board and the account, there once setUp() ran (play.js calls it before anything else). */
+function ready() {
+  if (!screen.board || !screen.account) throw new Error("game.js: setUp() comes first");
+  return { board: screen.board, account: screen.account };
 }
 
 // ---- positions --------------------------------------------------------------------------------
 
-function shownPosition() {
-  const state = view.state;
+/**
+ * @param {GameState} state
+ * @returns {Position}
+ */
+function shownPosition(state) {
   if (view.pending) return { fen: view.pending.fen, last: view.pending.uci, check: null };
   const ply = state.plies[view.ply - 1];
   if (!ply) return { fen: state.initialFen, last: null, check: state.plies.length === 0 ? state.check : null };
@@ -41,13 +74,26 @@ function shownPosition() {
 
 const live = () => view.state !== null && view.ply === view.state.plies.length;
 const playing = () => view.state !== null && view.state.you !== null && view.state.status === "started";
-// A new position comes first without its legal moves (null), which follow a moment after.
-const myTurn = () => live() && playing() && !view.pending && view.state.you === view.state.turn
-  && view.state.legalMoves !== null;
+/**
+ * The person's legal moves, when it is their move on the live position; null otherwise. A new
+ * position comes first without its legal moves (null), which follow a moment after.
+ * @returns {LegalMove[] | null}
+ */
+function myMoves() {
+  const state = view.state;
+  if (!state || !live() || !playing() || view.pending || state.you !== state.turn) return null;
+  return state.legalMoves;
+}
+/** @returns {Color} */
 const orientation = () => (Boolean(view.state && view.state.you === "black") !== view.flipped ? "black" : "white");
-const firstMover = (state) => (state.initialFen.split(" ")[1] === "b" ? "black" : "white");
+/** @returns {Color} */
+const firstMover = (/** @type {GameState} */ state) => (state.initialFen.split(" ")[1] === "b" ? "black" : "white");
 
-// The move number and SAN of a ply as the move list shows them: "9. Nf3" or "9\u2026 Nf6".
+/**
+ * The move number and SAN of a ply as the move list shows them: "9. Nf3" or "9\u2026 Nf6".
+ * @param {GameState} state
+ * @param {number} index
+ */
 function moveLabel(state, index) {
   const startsBlack = firstMover(state) === "black";
   const startNumber = Number(state.initialFen.split(" ")[5] || 1);
@@ -59,20 +105,27 @@ function moveLabel(state, index) {
 // ---- the board --------------------------------------------------------------------------------
 
 function renderBoard() {
+  const { board, account } = ready();
   if (!view.state) {
-    board.show({ fen: view.account.startingFen, last: null, check: null },
+    board.show({ fen: account.startingFen, last: null, check: null },
       { orientation: "white", movable: null, legalMoves: [], ply: null });
     return;
   }
   const movable = live() && playing() ? view.state.you : null;
-  board.show(shownPosition(), { orientation: orientation(), movable, legalMoves: myTurn() ? view.state.legalMoves : [],
+  board.show(shownPosition(view.state), { orientation: orientation(), movable, legalMoves: myMoves() || [],
     ply: view.ply + (view.pending ? 1 : 0) });
 }
 
+/**
+ * The person played *move* on the board: shown at once, sent, taken back if the server refuses it.
+ * @param {LegalMove} move
+ * @param {number} clickedAt
+ */
 async function send(move, clickedAt) {
   const gameId = view.gameId;
+  if (!view.state) return;
   view.pending = { uci: move.uci, fen: move.fen, clickedAt, ply: view.state.plies.length + 1 };
-  afterPaint(() => metrics.clickToShown.push(performance.now() - clickedAt));
+  metrics.moveShown(clickedAt);
   sounds.forSan(move.san);
   render();
   try {
@@ -81,13 +134,14 @@ async function send(move, clickedAt) {
     if (view.gameId === gameId) {
       view.pending = null;
       render();
-      setStatus(`Move refused: ${error.message}`);
+      setStatus(`Move refused: ${error instanceof Error ? error.message : error}`);
     }
   }
 }
 
 // ---- the game ---------------------------------------------------------------------------------
 
+/** @param {GameState} state  a gameFull or gameState line */
 function onState(state) {
   const first = state.type === "gameFull";
   if (first) showNotice("");
@@ -102,54 +156,61 @@ function onState(state) {
   const pending = view.pending;
   if (pending && state.plies.length >= pending.ply) {
     view.pending = null;
-    afterPaint(() => metrics.clickToConfirmed.push(performance.now() - pending.clickedAt));
+    metrics.moveConfirmed(pending.clickedAt);
   } else if (pending && state.status !== "started") {
     view.pending = null;
   }
   if (first || wasLive) view.ply = state.plies.length;
   const lastMover = state.plies.length % 2 === 1 ? firstMover(state) : other(firstMover(state));
   if (!first && state.plies.length > previous) {
-    if (state.you && state.lastMoveAtMs !== null && lastMover !== state.you) {
-      afterPaint(() => metrics.botMoveToShown.push(Date.now() - state.lastMoveAtMs));
-    }
+    if (state.you && state.lastMoveAtMs !== null && lastMover !== state.you) metrics.botMoveShown(state.lastMoveAtMs);
     if (lastMover !== state.you) sounds.forSan(state.plies[state.plies.length - 1].san);
   }
   if (!first && before && before.status === "started" && state.status !== "started") sounds.play("end");
-  if (metrics.gameShownMs === null) afterPaint(() => { metrics.gameShownMs = performance.now(); });
+  metrics.gameShown();
   render();
-  if ($("pgn-panel").open && (first || state.plies.length !== previous || state.status !== before?.status)) loadPgn();
+  if (el.pgnPanel.open && (first || state.plies.length !== previous || state.status !== before?.status)) loadPgn();
 }
 
-export function render() {
+function render() {
+  const state = view.state;
+  if (!state) return;
   renderBoard();
-  renderPlayers();
-  const newPly = renderMoves();
-  renderControls();
-  renderChat();
-  board.setArrows(review.decorate(view.ply));
+  renderPlayers(state);
+  const newPly = renderMoves(state);
+  renderControls(state);
+  renderChat(state);
+  ready().board.setArrows(screen.overlay.decorate(view.ply));
   // Last, after every change to the page: scrolling lays the page out, and laying it out before
   // the other changes would make the frame lay it out twice.
   if (newPly) newPly.scrollIntoView({ block: "nearest" });
 }
 
-function playerName(color) {
-  const player = view.state[color];
-  if (view.state.you === color) return "You";
+/**
+ * @param {GameState} state
+ * @param {Color} color
+ */
+function playerName(state, color) {
+  const player = state[color];
+  if (state.you === color) return "You";
   return `${player.title ? player.title + " " : ""}${player.name}`;
 }
 
-function renderPlayers() {
+/** @param {GameState} state */
+function renderPlayers(state) {
   const bottom = orientation();
-  for (const [id, color] of [["bottom-player", bottom], ["top-player", other(bottom)]]) {
-    const row = $(id);
-    row.dataset.color = color;
-    row.querySelector(".name").textContent = `${color === "white" ? "\u25CB" : "\u25CF"} ${playerName(color)}`;
+  for (const [player, color] of /** @type {const} */ ([[el.bottomPlayer, bottom], [el.topPlayer, other(bottom)]])) {
+    player.row.dataset.color = color;
+    player.name.textContent = `${color === "white" ? "\u25CB" : "\u25CF"} ${playerName(state, color)}`;
   }
   tickClocks();
 }
 
-function clockMs(color) {
-  const state = view.state;
+/**
+ * @param {GameState} state
+ * @param {Color} color
+ */
+function clockMs(state, color) {
   const stored = color === "white" ? state.wtime : state.btime;
   if (state.clockRunning && state.turn === color && !view.pending) {
     return Math.max(0, stored - (performance.now() - view.receivedAt));
@@ -157,6 +218,7 @@ function clockMs(color) {
   return Math.max(0, stored);
 }
 
+/** @param {number} ms */
 function formatClock(ms) {
   if (ms >= 10000) {
     const seconds = Math.ceil(ms / 1000);
@@ -169,9 +231,9 @@ function formatClock(ms) {
 }
 
 // Until both sides have moved once, the side to move has a limited time to start the game.
-function tickCountdown() {
-  const countdown = $("countdown");
-  const state = view.state;
+/** @param {GameState} state */
+function tickCountdown(state) {
+  const countdown = el.countdown;
   const startBy = state.startByMs;
   if (startBy === null || state.status !== "started" || view.pending) { countdown.hidden = true; return; }
   const seconds = Math.max(0, Math.ceil((startBy - performance.timeOrigin - performance.now()) / 1000));
@@ -181,30 +243,32 @@ function tickCountdown() {
 }
 
 export function tickClocks() {
-  if (!view.state) return;
-  tickCountdown();
-  for (const id of ["top-player", "bottom-player"]) {
-    const row = $(id);
-    const color = row.dataset.color;
-    const clock = row.querySelector(".clock");
+  const state = view.state;
+  if (!state) return;
+  tickCountdown(state);
+  for (const player of [el.topPlayer, el.bottomPlayer]) {
+    const color = player.row.dataset.color === "black" ? "black" : "white";
+    const clock = player.clock;
     clock.hidden = false;
-    if (!view.state.clock) { clock.textContent = "\u221E"; continue; }
-    const ms = clockMs(color);
+    if (!state.clock) { clock.textContent = "\u221E"; continue; }
+    const ms = clockMs(state, color);
     clock.textContent = formatClock(ms);
     clock.dataset.ms = String(Math.round(ms));
-    const running = view.state.clockRunning && view.state.turn === color && !view.pending;
+    const running = state.clockRunning && state.turn === color && !view.pending;
     clock.classList.toggle("running", running);
     clock.classList.toggle("low", ms < 10000);
   }
 }
 
-// The move list as drawn: of which game and how many plies, so that an update only appends the
-// plies that are new (a game's plies are never taken back).
-const drawnMoves = { gameId: null, plies: 0 };
-
-function renderMoves() {
-  const list = $("moves");
-  const state = view.state;
+/**
+ * The move list, the new plies appended; the ply looked at marked. The element to scroll to, if
+ * the mark moved on the live position.
+ * @param {GameState} state
+ * @returns {Element | null}
+ */
+function renderMoves(state) {
+  const list = el.moves;
+  const drawnMoves = screen.drawnMoves;
   if (drawnMoves.gameId !== state.id || drawnMoves.plies === 0 || drawnMoves.plies > state.plies.length) {
     list.textContent = "";
     drawnMoves.gameId = state.id;
@@ -243,80 +307,81 @@ function renderMoves() {
   return live() ? wanted : null;
 }
 
-function renderControls() {
-  const state = view.state;
+/** @param {GameState} state */
+function renderControls(state) {
   const player = state.you !== null;
   // A spectator gets no player's buttons at all, not disabled ones.
-  for (const id of ["resign", "abort", "rematch"]) $(id).hidden = !player;
+  for (const button of [el.resign, el.abort, el.rematch]) button.hidden = !player;
   // Analysis of a game the person is playing never: the engine would play it for them.
-  $("analyse-game").hidden = playing();
-  $("review").hidden = state.status === "started" || state.plies.length === 0 || !["mate", "resign", "stalemate",
+  el.analyseGame.hidden = playing();
+  el.review.hidden = state.status === "started" || state.plies.length === 0 || !["mate", "resign", "stalemate",
     "timeout", "draw", "outoftime", "variantEnd"].includes(state.status);
-  $("resign").disabled = !playing() || state.plies.length < 2;
-  $("abort").disabled = !state.abortable;
-  $("draw").hidden = !view.account.drawOffers || !player;
-  $("draw").disabled = !playing() || state.drawOffer !== null;
+  el.resign.disabled = !playing() || state.plies.length < 2;
+  el.abort.disabled = !state.abortable;
+  el.draw.hidden = !ready().account.drawOffers || !player;
+  el.draw.disabled = !playing() || state.drawOffer !== null;
   renderDrawOffer(state);
-  $("rematch").disabled = state.status === "started";
-  $("first").disabled = $("back").disabled = view.ply === 0;
-  $("last").disabled = $("forward").disabled = live();
-  $("download-pgn").href = `/api/board/game/${state.id}/pgn`;
-  $("chat-text").disabled = !player;
-  const status = $("status");
+  el.rematch.disabled = state.status === "started";
+  el.first.disabled = el.back.disabled = view.ply === 0;
+  el.last.disabled = el.forward.disabled = live();
+  el.downloadPgn.href = `/api/board/game/${state.id}/pgn`;
+  el.chatText.disabled = !player;
+  const status = el.status;
   status.classList.toggle("over", state.status !== "started");
   if (state.status !== "started") {
-    const loser = state.winner ? playerName(other(state.winner)) : "";
+    const loser = state.winner ? playerName(state, other(state.winner)) : "";
     const result = resultOf(state.winner, state.status);
     const reason = (STATUS_TEXT[state.status] || (() => state.status))(loser);
-    const who = !state.winner ? "" : state.winner === state.you ? " \u00B7 You win" : ` \u00B7 ${playerName(state.winner)} wins`;
+    const who = !state.winner ? "" : state.winner === state.you ? " \u00B7 You win" : ` \u00B7 ${playerName(state, state.winner)} wins`;
     status.textContent = `${result} \u00B7 ${reason}${who}`;
     status.dataset.result = result;
   } else {
     delete status.dataset.result;
     const turn = view.pending ? other(state.turn) : state.turn;
     // "Your move" once the page can take it: its legal moves follow the position by a moment.
-    status.textContent = state.you === null ? `${playerName(turn)} to move`
-      : turn !== state.you ? `${state[turn].name} is thinking\u2026` : myTurn() ? "Your move" : "Your move\u2026";
+    status.textContent = state.you === null ? `${playerName(state, turn)} to move`
+      : turn !== state.you ? `${state[turn].name} is thinking\u2026` : myMoves() !== null ? "Your move" : "Your move\u2026";
   }
-  $("viewing").textContent = live() ? ""
+  el.viewing.textContent = live() ? ""
     : view.ply === 0 ? "Viewing the start position" : `Viewing the position after ${moveLabel(state, view.ply - 1).text}`;
   const title = state.status !== "started" ? status.textContent
     : state.you === state.turn && !view.pending ? "Your move" : `${state[state.turn].name} to move`;
   setTitleAfterFrame(`${title} \u00B7 Knightmate`);
-  $("new-game").hidden = playing();
-  $("game-panel").hidden = false;
+  el.newGamePanel.hidden = playing();
+  el.gamePanel.hidden = false;
 }
 
-// Setting document.title takes milliseconds in Chromium (3 ms typical, 11 ms at worst in
-// bench/page/web_latency.py), so the tab's title follows once the frame with the update is painted.
-let titleWanted = document.title;
+/**
+ * Setting document.title takes milliseconds in Chromium (3 ms typical, 11 ms at worst in
+ * bench/page/web_latency.py), so the tab's title follows once the frame with the update is painted.
+ * @param {string} title
+ */
 function setTitleAfterFrame(title) {
-  if (title === titleWanted) return;
-  titleWanted = title;
-  afterPaint(() => { if (document.title !== titleWanted) document.title = titleWanted; });
+  if (title === screen.titleWanted) return;
+  screen.titleWanted = title;
+  afterPaint(() => { if (document.title !== screen.titleWanted) document.title = screen.titleWanted; });
 }
 
-// The standing draw offer, whoever made it, and a decline of ours.
+/**
+ * The standing draw offer, whoever made it, and a decline of ours.
+ * @param {GameState} state
+ */
 function renderDrawOffer(state) {
   const theirs = playing() && state.drawOffer !== null && state.drawOffer !== state.you;
-  const opponent = state.you ? playerName(other(state.you)) : "";
+  const opponent = state.you ? playerName(state, other(state.you)) : "";
   const text = !playing() ? ""
     : theirs ? `${opponent} offers a draw.`
       : state.drawOffer === state.you ? `You offer a draw: ${opponent} accepts it, or declines it by moving.`
         : view.drawDeclinedAt === state.plies.length && !view.pending ? `${opponent} declined the draw.` : "";
-  if ($("draw-text").textContent !== text) $("draw-text").textContent = text;
-  $("draw-accept").hidden = $("draw-decline").hidden = !theirs;
-  $("draw-offer").hidden = !text;
+  if (el.drawText.textContent !== text) el.drawText.textContent = text;
+  el.drawAccept.hidden = el.drawDecline.hidden = !theirs;
+  el.drawOffer.hidden = !text;
 }
 
-export function resultOf(winner, status) {
-  if (winner) return winner === "white" ? "1-0" : "0-1";
-  return ["aborted", "noStart"].includes(status) ? "*" : "\u00BD-\u00BD";
-}
-
-function renderChat() {
-  const lines = $("chat-lines");
-  const chat = view.state.chat;
+/** @param {GameState} state */
+function renderChat(state) {
+  const lines = el.chatLines;
+  const chat = state.chat;
   if (lines.children.length === chat.length) return;
   lines.textContent = "";
   for (const line of chat) {
@@ -329,10 +394,15 @@ function renderChat() {
   lines.scrollTop = lines.scrollHeight;
 }
 
-export function setStatus(text) {
-  $("status").textContent = text;
+/** @param {string} text */
+function setStatus(text) {
+  el.status.textContent = text;
 }
 
+/**
+ * Shows the position after *ply* (0: the start; past the end: now).
+ * @param {number} ply
+ */
 export function goTo(ply) {
   if (!view.state) return;
   view.ply = Math.max(0, Math.min(view.state.plies.length, ply));
@@ -344,6 +414,7 @@ export function flip() {
   if (view.state) render();
 }
 
+/** @param {string} gameId */
 export function openGame(gameId) {
   if (view.stream) view.stream.abort();
   view.gameId = gameId;
@@ -351,49 +422,63 @@ export function openGame(gameId) {
   view.pending = null;
   view.flipped = false;
   view.drawDeclinedAt = null;
-  $("promotion").hidden = true;
-  $("pgn").value = "";
-  $("chat-lines").textContent = "";
-  board.cancel();
-  review.reset();
+  el.promotion.hidden = true;
+  el.pgn.value = "";
+  el.chatLines.textContent = "";
+  ready().board.cancel();
+  screen.overlay.reset();
   const controller = new AbortController();
   view.stream = controller;
-  follow(`/api/board/game/stream/${gameId}`, (line) => {
+  follow(`/api/board/game/stream/${gameId}`, (/** @type {GameState} */ line) => {
     if (view.gameId === gameId && (line.type === "gameFull" || line.type === "gameState")) onState(line);
   }, controller.signal);
-  onGameOpened();
+  screen.gameOpened();
 }
 
 export function closeStream() {
   if (view.stream) view.stream.abort();
 }
 
+/** Closes the promotion's chooser, if open; whether it was. */
 export function cancelPromotion() {
-  if ($("promotion").hidden) return false;
-  board.hidePromotion();
+  if (el.promotion.hidden) return false;
+  ready().board.hidePromotion();
   render();
   return true;
 }
 
 // The PGN panel follows the game: the bot's own file once the game is over, the server's record
 // of it (with its real headers) while it goes on.
-let pgnAsked = 0;
 export async function loadPgn() {
   if (!view.gameId) return;
-  const asked = ++pgnAsked;
+  const asked = ++screen.pgnAsked;
   const response = await fetch(`/api/board/game/${view.gameId}/pgn`, { credentials: "same-origin" }).catch(() => null);
-  if (asked !== pgnAsked || !response) return;
-  $("pgn").value = response.ok ? await response.text() : "";
+  if (asked !== screen.pgnAsked || !response) return;
+  el.pgn.value = response.ok ? await response.text() : "";
 }
 
-// The game as the analysis board opens it: start, main line, the side the person sees it from.
+/**
+ * The game as the analysis board opens it: start, main line, the side the person sees it from.
+ * @returns {{ initialFen: string, plies: Ply[], flipped: boolean } | null}
+ */
 export function forAnalysis() {
+  if (!view.state) return null;
   return { initialFen: view.state.initialFen, plies: view.state.plies, flipped: orientation() === "black" };
 }
 
+/**
+ * Posts one of the game's actions; the server's refusal shows in the status line.
+ * @param {string} action
+ * @param {Record<string, string>} [form]
+ */
+function act(action, form = {}) {
+  return api(`/api/board/game/${view.gameId}/${action}`, form)
+    .catch((error) => setStatus(error instanceof Error ? error.message : String(error)));
+}
+
 export const gameActions = {
-  resign: () => api(`/api/board/game/${view.gameId}/resign`, {}).catch((error) => setStatus(error.message)),
-  abort: () => api(`/api/board/game/${view.gameId}/abort`, {}).catch((error) => setStatus(error.message)),
-  draw: (answer) => api(`/api/board/game/${view.gameId}/draw/${answer}`, {}).catch((error) => setStatus(error.message)),
-  chat: (text) => api(`/api/board/game/${view.gameId}/chat`, { text }).catch((error) => setStatus(error.message)),
+  resign: () => act("resign"),
+  abort: () => act("abort"),
+  draw: (/** @type {"yes" | "no"} */ answer) => act(`draw/${answer}`),
+  chat: (/** @type {string} */ text) => act("chat", { text }),
 };

@@ -1,25 +1,93 @@
+// @ts-check
 // The page's only link to the server: JSON requests and the ndjson streams (games list, one game),
 // and the banner that says when the server is gone. A broken stream is taken up again quietly,
 // every RETRY_MS, until the server answers; the banner shows meanwhile and goes when it does.
-import { $, showNotice } from "./page.js";
+// The shapes of what the server sends (bot/sandbox/human.py, bot/web/) are declared here.
+import { el } from "./elements.js";
+import { showNotice } from "./page.js";
+
+/**
+ * @typedef {"white" | "black"} Color
+ * @typedef {{ uci: string, san: string, fen: string }} LegalMove  a move and the position after it
+ * @typedef {LegalMove & { check: string | null }} Ply  a move played; check: the royal square in check
+ * @typedef {{ level: number, elo: number, label: string, username: string }} Level  the computer's
+ * @typedef {{ name: string, title: string | null, rating: number | null }} Player
+ * @typedef {{ username: string, room: string, text: string }} ChatLine
+ *
+ * @typedef {object} Account  GET /api/account: the person, the bot and what the server offers
+ * @property {string} bot
+ * @property {string | null} opponent  the bot's sparring partner, if any
+ * @property {boolean} drawOffers
+ * @property {string} startingFen
+ * @property {Level[]} levels
+ *
+ * @typedef {object} GameState  a line of a game's stream; a state when `type` is gameFull or gameState
+ * @property {string} type
+ * @property {string} id
+ * @property {Player} white
+ * @property {Player} black
+ * @property {Color | null} you  the person's colour, null when watching
+ * @property {{ initial: number, increment: number } | null} clock  in ms
+ * @property {string} initialFen
+ * @property {Ply[]} plies
+ * @property {LegalMove[] | null} legalMoves  the person's moves, null until worked out
+ * @property {Color} turn
+ * @property {string | null} check
+ * @property {number} wtime  ms
+ * @property {number} btime  ms
+ * @property {boolean} clockRunning
+ * @property {number | null} lastMoveAtMs  the server's wall clock
+ * @property {number | null} startByMs  the server's wall clock
+ * @property {string} status
+ * @property {Color | null} winner
+ * @property {Color | null} drawOffer
+ * @property {boolean} abortable
+ * @property {ChatLine[]} chat
+ *
+ * @typedef {object} GameSummary  one game of the games list (/api/stream/event)
+ * @property {string} id
+ * @property {string} white
+ * @property {string} black
+ * @property {string} clock
+ * @property {number} plies
+ * @property {string} status
+ * @property {boolean} over
+ * @property {Color | null} winner
+ *
+ * @typedef {{ cp: number | null, mate: number | null, winPercent: number }} Score  from White's
+ *   side; winPercent: White's share of the winning chances, 0..100 (bot/analysis/judgement.py)
+ */
 
 const RETRY_MS = 1000;
 const broken = new Set(); // the streams that are down now, by path
 
+/**
+ * @param {string} path
+ * @param {boolean} connected
+ */
 function setConnected(path, connected) {
   if (connected) broken.delete(path); else broken.add(path);
-  $("offline").hidden = broken.size === 0;
+  el.offline.hidden = broken.size === 0;
 }
 
 export class ServerGone extends Error {}
 
+/**
+ * The JSON answer to a GET of *path*, or to a POST of *form* to it.
+ * @param {string} path
+ * @param {Record<string, string | number>} [form]
+ * @returns {Promise<any>}
+ * @throws {ServerGone} when the server does not answer; Error with its message when it refuses
+ */
 export async function api(path, form) {
-  const options = { credentials: "same-origin", headers: {} };
+  /** @type {RequestInit} */
+  const options = { credentials: "same-origin" };
   if (form !== undefined) {
     options.method = "POST";
-    options.headers["X-Knightmate-Play"] = "1";
-    options.headers["Content-Type"] = "application/x-www-form-urlencoded";
-    options.body = new URLSearchParams(form).toString();
+    options.headers = { "X-Knightmate-Play": "1", "Content-Type": "application/x-www-form-urlencoded" };
+    const body = new URLSearchParams();
+    for (const [key, value] of Object.entries(form)) body.append(key, String(value));
+    options.body = body.toString();
   }
   let response;
   try {
@@ -32,8 +100,13 @@ export async function api(path, form) {
   return body;
 }
 
-// Hands each JSON line of a streamed answer to onLine, until the answer ends.
+/**
+ * Hands each JSON line of a streamed answer to onLine, until the answer ends.
+ * @param {Response} response
+ * @param {(line: any) => void} onLine
+ */
 export async function readLines(response, onLine) {
+  if (!response.body) return;
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -50,8 +123,13 @@ export async function readLines(response, onLine) {
   }
 }
 
-// Reads an ndjson stream until `signal` aborts it, taking it up again after a break (the server
-// stopped, the network went), but not for something the server says does not exist.
+/**
+ * Reads an ndjson stream until `signal` aborts it, taking it up again after a break (the server
+ * stopped, the network went), but not for something the server says does not exist.
+ * @param {string} path
+ * @param {(line: any) => void} onLine
+ * @param {AbortSignal} signal
+ */
 export async function follow(path, onLine, signal) {
   while (!signal.aborted) {
     try {

@@ -1,30 +1,40 @@
-// knightmate-bot play: a thin client of the sandbox's human seat, in modules by job: page.js
-// (shared helpers), network.js (the server), board.js (chessgroundx), game.js (one game),
-// lobby.js (starting and choosing games), analysis.js (the analysis board), sounds.js. The page knows no rules: every position it
-// gets from the server lists its legal moves (UCI, SAN and the position after each).
-import { $, afterPaint, metrics, showNotice } from "./page.js";
+// @ts-check
+// knightmate-bot play: a thin client of the sandbox's human seat, in modules by job: elements.js
+// (the page's elements), page.js (shared helpers), state.js (the game shown), network.js (the
+// server), board.js (chessgroundx), game.js (one game), review.js (its review), lobby.js
+// (starting and choosing games), analysis.js (the analysis board), sounds.js, metrics.js (latency
+// marks). This module wires them together; the page knows no rules: every position it gets from
+// the server lists its legal moves (UCI, SAN and the position after each).
+import { el } from "./elements.js";
+import { showNotice } from "./page.js";
+import * as metrics from "./metrics.js";
 import { api } from "./network.js";
+import { view } from "./state.js";
 import * as game from "./game.js";
 import * as lobby from "./lobby.js";
 import * as sounds from "./sounds.js";
 import * as analysis from "./analysis.js";
 import * as review from "./review.js";
+/** @import { Account } from "./network.js" */
 
 function onHash() {
   if (location.hash !== "#analysis" && analysis.isOpen()) analysis.close();
   const match = /^#game\/([A-Za-z0-9]+)$/.exec(location.hash);
-  if (match && match[1] !== game.view.gameId) game.openGame(match[1]);
+  if (match && match[1] !== view.gameId) game.openGame(match[1]);
 }
 
+/** @param {KeyboardEvent} event */
 function onKey(event) {
-  if (event.target.closest("input, textarea, select")) return;
+  if (event.target instanceof Element && event.target.closest("input, textarea, select")) return;
   if (event.key === "Escape" && game.cancelPromotion()) return;
   if (analysis.isOpen()) {
     if (analysis.step(event.key)) event.preventDefault();
     return;
   }
-  if (!game.view.state) return;
-  const step = { ArrowLeft: game.view.ply - 1, ArrowRight: game.view.ply + 1, Home: 0, End: game.view.state.plies.length }[event.key];
+  if (!view.state) return;
+  /** @type {Record<string, number>} */
+  const steps = { ArrowLeft: view.ply - 1, ArrowRight: view.ply + 1, Home: 0, End: view.state.plies.length };
+  const step = steps[event.key];
   if (step === undefined) return;
   event.preventDefault();
   game.goTo(step);
@@ -32,7 +42,7 @@ function onKey(event) {
 
 // Resigning takes two clicks: the first one asks for the second, for three seconds.
 function resign() {
-  const button = $("resign");
+  const button = el.resign;
   if (!button.classList.contains("armed")) {
     button.classList.add("armed");
     button.textContent = "Really resign?";
@@ -46,46 +56,47 @@ function resign() {
 
 async function copyPgn() {
   await game.loadPgn();
-  const text = $("pgn").value;
+  const text = el.pgn.value;
   try {
     await navigator.clipboard.writeText(text);
   } catch (error) {
-    $("pgn").select();
+    el.pgn.select();
     document.execCommand("copy");
   }
-  $("copy-pgn").textContent = "Copied";
-  setTimeout(() => { $("copy-pgn").textContent = "Copy"; }, 1500);
+  el.copyPgn.textContent = "Copied";
+  setTimeout(() => { el.copyPgn.textContent = "Copy"; }, 1500);
 }
 
-function wire() {
-  $("promotion").addEventListener("click", (event) => { if (event.target === $("promotion")) game.cancelPromotion(); });
+/** @param {Account} account */
+function wire(account) {
+  el.promotion.addEventListener("click", (event) => { if (event.target === el.promotion) game.cancelPromotion(); });
   document.addEventListener("keydown", onKey);
-  $("first").addEventListener("click", () => game.goTo(0));
-  $("back").addEventListener("click", () => game.goTo(game.view.ply - 1));
-  $("forward").addEventListener("click", () => game.goTo(game.view.ply + 1));
-  $("last").addEventListener("click", () => game.goTo(Infinity));
-  $("flip").addEventListener("click", game.flip);
-  $("resign").addEventListener("click", resign);
-  $("draw").addEventListener("click", () => game.gameActions.draw("yes"));
-  $("draw-accept").addEventListener("click", () => game.gameActions.draw("yes"));
-  $("draw-decline").addEventListener("click", () => game.gameActions.draw("no"));
-  $("abort").addEventListener("click", game.gameActions.abort);
-  $("pgn-panel").addEventListener("toggle", () => { if ($("pgn-panel").open) game.loadPgn(); });
-  $("copy-pgn").addEventListener("click", copyPgn);
-  $("chat-form").addEventListener("submit", (event) => {
+  el.first.addEventListener("click", () => game.goTo(0));
+  el.back.addEventListener("click", () => game.goTo(view.ply - 1));
+  el.forward.addEventListener("click", () => game.goTo(view.ply + 1));
+  el.last.addEventListener("click", () => game.goTo(Infinity));
+  el.flip.addEventListener("click", game.flip);
+  el.resign.addEventListener("click", resign);
+  el.draw.addEventListener("click", () => game.gameActions.draw("yes"));
+  el.drawAccept.addEventListener("click", () => game.gameActions.draw("yes"));
+  el.drawDecline.addEventListener("click", () => game.gameActions.draw("no"));
+  el.abort.addEventListener("click", game.gameActions.abort);
+  el.pgnPanel.addEventListener("toggle", () => { if (el.pgnPanel.open) game.loadPgn(); });
+  el.copyPgn.addEventListener("click", copyPgn);
+  el.chatForm.addEventListener("submit", (event) => {
     event.preventDefault();
-    const text = $("chat-text").value.trim();
-    if (!text || !game.view.gameId) return;
-    $("chat-text").value = "";
+    const text = el.chatText.value.trim();
+    if (!text || !view.gameId) return;
+    el.chatText.value = "";
     game.gameActions.chat(text);
   });
-  $("analyse-game").addEventListener("click", () => {
-    const { initialFen, plies, flipped } = game.forAnalysis();
-    analysis.open(initialFen, plies, { flipped });
+  el.analyseGame.addEventListener("click", () => {
+    const shown = game.forAnalysis();
+    if (shown) analysis.open(shown.initialFen, shown.plies, { flipped: shown.flipped });
   });
-  lobby.wire();
+  lobby.wire(account);
   analysis.wire();
-  review.wire();
+  review.wire(game.goTo);
   sounds.wireSwitch();
   window.addEventListener("hashchange", onHash);
   window.addEventListener("pagehide", onPageHide);
@@ -101,25 +112,27 @@ function onPageHide() {
   game.closeStream();
 }
 
+/** @param {PageTransitionEvent} event */
 function onPageShow(event) {
   if (!event.persisted) return;
   lobby.followGames();
-  if (game.view.gameId) game.openGame(game.view.gameId);
+  if (view.gameId) game.openGame(view.gameId);
 }
 
 async function start() {
   lobby.renderPresets();
+  /** @type {Account} */
   let account;
   try {
     account = await api("/api/account");
   } catch (error) {
-    showNotice(error.message);
+    showNotice(error instanceof Error ? error.message : String(error));
     return;
   }
   for (const node of document.querySelectorAll("#bot-name, .bot-name")) node.textContent = account.bot;
-  game.setUp(account, () => lobby.renderGames());
-  afterPaint(() => { metrics.boardReadyMs = performance.now(); });
-  wire();
+  game.setUp(account, { overlay: review.overlay, gameOpened: () => lobby.renderGames() });
+  metrics.boardReady();
+  wire(account);
   lobby.followGames();
   onHash();
   document.body.dataset.ready = "true";
