@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from bot.sandbox import GameSnapshot, Sandbox
-from tests.e2e.test_bot_e2e_process import GOODBYE, start_bot, stop, write_config
 from tests.helpers.bot_harness import BOT, make_sandbox, play
+from tests.helpers.bot_process import GOODBYE, start_bot, stop, write_config
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish
 
 #: The engines of these games: None is the built-in one.

@@ -18,8 +18,8 @@ import yaml
 from bot.config import parse_settings
 from bot.sandbox import Sandbox
 from bot.thinking.sources import UciMoveSources
-from tests.e2e.test_bot_e2e_process import run_cli, write_config
 from tests.helpers.bot_harness import BOT, LocalBot, bot_settings, check_game, make_sandbox, play
+from tests.helpers.bot_process import run_cli, write_config
 from tests.helpers.engine_processes import (
     ENGINE_COMMANDS,
     FAIRY_STOCKFISH,
