@@ -10,7 +10,6 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,15 +17,6 @@ import pytest
 from bot.sandbox import Sandbox
 from tests.helpers.bot_harness import BOT, TOKEN, decline_reason, make_sandbox, play
 from tests.helpers.bot_process import GOODBYE, environment, knightmate_bot, run_cli, start_bot, stop, write_config
-
-DIALECTS = ("lichess", "pychess")
-
-
-@pytest.fixture(params=DIALECTS)
-def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
-    server = make_sandbox(request.param)
-    yield server
-    server.stop()
 
 
 def test_bot_killed_mid_game_and_restarted_finishes_the_game(sandbox: Sandbox, tmp_path: Path) -> None:
