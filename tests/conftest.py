@@ -28,6 +28,7 @@ from bot.sandbox import Sandbox
 from bot.sandbox.imitations import IMITATIONS
 from bot.thinking.search_pool import SearchPool
 from tests.helpers.bot_harness import make_sandbox
+from tests.helpers.markers import marked_options
 
 TESTS = Path(__file__).parent
 #: Folders whose every test carries a marker, by what the folder holds.
@@ -52,13 +53,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 # -- the bot against the sandbox (tests.helpers.bot_harness) -------------------------------------
-
-
-def marked_options(request: pytest.FixtureRequest, name: str) -> dict[str, object]:
-    """The keywords of the closest marker *name* on the requesting test (or module): how a module
-    or a test says where its fixture differs from the default."""
-    marker = request.node.get_closest_marker(name)
-    return dict(marker.kwargs) if marker is not None else {}
 
 
 @pytest.fixture(params=sorted(IMITATIONS))
