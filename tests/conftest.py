@@ -1,20 +1,28 @@
-"""Shared pytest setup: the markers that sort the tests by what they cost, and ``--runslow``.
+"""Shared pytest setup: the markers that sort the tests by what they cost, ``--runslow``, and the fixtures
+of the bot against the sandbox.
 
-Run the tests:
+Run the tests (from the repository's root, in the environment ``pip install -e '.[test]'`` made):
 
-- ``python -m pytest -m "not e2e and not browser and not slow"``: the fast loop, the unit tests of every
-  layer (no whole bot, no browser, no long game), to run after each change.
-- ``python -m pytest``: everything CI runs, end-to-end games and Chromium included; tests marked
-  ``slow`` are skipped unless ``--runslow`` is given.
-- ``python -m pytest tests/<layer>``: one layer's tests (the folders mirror ``variant/`` and ``bot/``).
+- ``python -m pytest -m "not e2e and not browser and not long"``: the fast loop, every layer's unit
+  tests (no whole bot, no browser, no long comparison), to run after each change: under two minutes
+  on a small machine.
+- ``python -m pytest``: everything CI runs, the whole bot's games and Chromium included.
+- ``python -m pytest --runslow``: that and the opt-in ``slow`` checks too.
+- ``python -m pytest tests/<layer>``: one layer's tests; the folders mirror ``variant/`` and ``bot/``
+  (``tests/e2e`` holds the whole bot, ``tests/bench`` the tools, ``tests/helpers`` no tests).
 
 The markers (registered in pyproject.toml):
 
-- ``e2e``: the whole bot against the sandbox over HTTP, or ``knightmate-bot`` as a process; every test
-  in ``tests/e2e`` (set here, by folder), and whole bot games elsewhere (set in their modules).
+- ``e2e``: the whole bot playing against the sandbox, on a thread or as a ``knightmate-bot run``
+  process: every test in ``tests/e2e`` (set here, by folder) and such a game elsewhere (set on it).
 - ``browser``: drives the page in Chromium (skipped without one, unless KNIGHTMATE_REQUIRE_BROWSER=1).
-- ``slow``: long checks (whole games between engines, deep perft, copies of the tree): in CI's run, but
-  out of the fast loop; those that are opt-in as well are skipped unless ``--runslow``.
+- ``long``: a minute or more of work that CI runs every time (thousands of positions against
+  Fairy-Stockfish).
+- ``slow``: longer still; skipped unless ``--runslow``, so CI leaves it out too.
+
+A fixture that differs by module says so with a marker, read where the fixture is defined:
+``sandbox(**options)`` (the Sandbox options of the sandbox, lichess and pychess fixtures),
+``searcher(workers=n)``, ``engine(command, **settings)`` (tests/thinking).
 """
 
 from __future__ import annotations
@@ -41,9 +49,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        folder = item.path.relative_to(TESTS).parts[0]
-        if folder in FOLDER_MARKERS:
-            item.add_marker(FOLDER_MARKERS[folder])
+        for folder, marker in FOLDER_MARKERS.items():
+            if item.path.is_relative_to(TESTS / folder):
+                item.add_marker(marker)
     if config.getoption("--runslow"):
         return
     skip_slow = pytest.mark.skip(reason="slow: run with --runslow")
