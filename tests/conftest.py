@@ -4,8 +4,8 @@ of the bot against the sandbox.
 Run the tests (from the repository's root, in the environment ``pip install -e '.[test]'`` made):
 
 - ``python -m pytest -m "not e2e and not browser and not long"``: the fast loop, every layer's unit
-  tests (no whole bot, no browser, no long comparison), to run after each change: under two minutes
-  on a small machine.
+  tests (no whole bot, no browser, no long engine work), to run after each change: about 40 s of
+  CPU, under two minutes on a busy two-core machine.
 - ``python -m pytest``: everything CI runs, the whole bot's games and Chromium included.
 - ``python -m pytest --runslow``: that and the opt-in ``slow`` checks too.
 - ``python -m pytest tests/<layer>``: one layer's tests; the folders mirror ``variant/`` and ``bot/``
@@ -16,8 +16,8 @@ The markers (registered in pyproject.toml):
 - ``e2e``: the whole bot playing against the sandbox, on a thread or as a ``knightmate-bot run``
   process: every test in ``tests/e2e`` (set here, by folder) and such a game elsewhere (set on it).
 - ``browser``: drives the page in Chromium (skipped without one, unless KNIGHTMATE_REQUIRE_BROWSER=1).
-- ``long``: a minute or more of work that CI runs every time (thousands of positions against
-  Fairy-Stockfish).
+- ``long``: tens of seconds or more of engine work that CI runs every time (thousands of positions
+  against Fairy-Stockfish, self-play between levels); CI's pure-Python build leaves it out.
 - ``slow``: longer still; skipped unless ``--runslow``, so CI leaves it out too.
 
 A fixture that differs by module says so with a marker, read where the fixture is defined:
