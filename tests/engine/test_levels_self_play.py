@@ -1,11 +1,11 @@
 """Strength levels in self-play: a higher level beats a lower one.
 
-Apart from test_engine_levels.py and marked ``long`` because it takes half a minute with the compiled
-engine: CI's pure-Python build, where it would take minutes, runs tests/engine without it. The levels
-search within their own node and depth limits (no clock), so the games do not depend on the machine's
-load and, with seeded engines, repeat exactly. Four games a pair tell only a large gap apart: the levels
-three apart, from the bottom to the middle; the upper levels, whose searches are larger, are ordered by
-the calibration match in bench/README.md ("levels.py").
+Apart from test_engine_levels.py, and marked ``long``, because it takes half a minute with the compiled
+engine (CI's pure-Python build runs tests/engine without it: minutes there). The levels search
+within their own node and depth limits (no clock), so the games do not depend on the machine's
+load and, with seeded engines, repeat exactly. Four games a pair tell only a large gap apart:
+the levels three apart, from the bottom to the middle; the upper levels, whose searches are
+larger, are ordered by the calibration match in bench/README.md ("levels.py").
 """
 
 from __future__ import annotations
