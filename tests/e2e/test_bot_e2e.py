@@ -25,40 +25,19 @@ from bot.engine import Limits, SearchResult
 from bot.games import runner
 from bot.sandbox import GameSnapshot, Sandbox
 from bot.thinking.search_pool import SearchPool
-from tests.helpers.bot_harness import BOT, TOKEN, LocalBot, bot_settings, check_game, decline_reason, make_sandbox, play
+from tests.helpers.bot_harness import BOT, TOKEN, LocalBot, bot_settings, check_game, decline_reason, play
 
-DIALECTS = ("lichess", "pychess")
 LEGAL_CUSTOM_FEN = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
 ILLEGAL_CUSTOM_FEN = "4k3/8/8/8/8/8/8/4K2P w - - 0 1"
 
 
-@pytest.fixture(scope="module")
-def searcher() -> Iterator[SearchPool]:
-    pool = SearchPool(2, hash_mb=16)
-    pool.warm_up()
-    yield pool
-    pool.close()
-
-
-@pytest.fixture(params=DIALECTS)
-def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
-    server = make_sandbox(request.param, gone_claim_s=1.0, first_move_timeout_s=5.0)
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def lichess() -> Iterator[Sandbox]:
-    server = make_sandbox("lichess", gone_claim_s=1.0)
-    yield server
-    server.stop()
+pytestmark = [pytest.mark.sandbox(gone_claim_s=1.0, first_move_timeout_s=5.0), pytest.mark.searcher(workers=2)]
 
 
 @pytest.fixture
 def bot(sandbox: Sandbox, tmp_path: Path, searcher: SearchPool) -> Iterator[LocalBot]:
-    local = LocalBot(sandbox, bot_settings(sandbox, tmp_path), searcher).start()
-    yield local
-    local.stop()
+    with LocalBot(sandbox, bot_settings(sandbox, tmp_path), searcher) as local:
+        yield local
 
 
 @pytest.mark.parametrize("color", ["white", "black"])
@@ -287,6 +266,7 @@ def test_engine_failures_and_hangs_are_answered_with_legal_fallback_moves(
     assert "engine failed" in caplog.text and "engine too slow" in caplog.text
 
 
+@pytest.mark.sandbox(gone_claim_s=1.0)
 def test_lichess_opponent_gone_is_claimed_as_a_win(lichess: Sandbox, tmp_path: Path, searcher: SearchPool) -> None:
     local = LocalBot(lichess, bot_settings(lichess, tmp_path), searcher).start()
     try:
@@ -297,6 +277,7 @@ def test_lichess_opponent_gone_is_claimed_as_a_win(lichess: Sandbox, tmp_path: P
     assert (record.status, record.winner, pgn.headers["Result"]) == ("timeout", "white", "1-0")
 
 
+@pytest.mark.sandbox(gone_claim_s=1.0)
 def test_lichess_draw_offer_in_a_winning_game_is_not_accepted(lichess: Sandbox, tmp_path: Path,
                                                               searcher: SearchPool) -> None:
     local = LocalBot(lichess, bot_settings(lichess, tmp_path), searcher).start()

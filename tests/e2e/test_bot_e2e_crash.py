@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
 from bot.sandbox import GameSnapshot, Sandbox
-from tests.e2e.test_bot_e2e_process import GOODBYE, start_bot, stop, write_config
-from tests.helpers.bot_harness import BOT, make_sandbox, play
+from tests.helpers.bot_harness import BOT, play
+from tests.helpers.bot_process import GOODBYE, start_bot, stop, write_config
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish
 
 #: The engines of these games: None is the built-in one.
@@ -25,13 +24,6 @@ ENGINES = [pytest.param(None, id="built-in"),
 STALE_STREAM_S = 6.0
 #: The reserve the default config promises in a 15+1 game: the lesser of 5 s and a fifth of 15 s.
 RESERVE_15_PLUS_1_MS = 3_000
-
-
-@pytest.fixture
-def pychess() -> Iterator[Sandbox]:
-    server = make_sandbox("pychess")
-    yield server
-    server.stop()
 
 
 def crash_config(sandbox: Sandbox, directory: Path, engine: str | None) -> Path:

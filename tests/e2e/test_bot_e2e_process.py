@@ -8,70 +8,15 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from bot.sandbox import Sandbox
 from tests.helpers.bot_harness import BOT, TOKEN, decline_reason, make_sandbox, play
-
-DIALECTS = ("lichess", "pychess")
-GOODBYE = "bye from the test"
-
-
-@pytest.fixture(params=DIALECTS)
-def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
-    server = make_sandbox(request.param)
-    yield server
-    server.stop()
-
-
-def write_config(sandbox: Sandbox, directory: Path, concurrency: int = 1, **game: object) -> Path:
-    config = {
-        "server": {"url": sandbox.url, "dialect": sandbox.dialect.name, "read_timeout_s": 1.5,
-                   "backoff_initial_s": 0.2, "backoff_max_s": 1.0},
-        "challenge": {"concurrency": concurrency},
-        "engine": {"workers": 1, "hash_mb": 8, "max_move_time_ms": 200, "move_overhead_ms": 100},
-        "game": {"pgn_dir": str(directory / "games"), "state_file": str(directory / "state.json"),
-                 "give_up_after_s": 20, "goodbye": GOODBYE, **game},
-        "bot": {"heartbeat_file": str(directory / "heartbeat"), "stop_file": str(directory / "stop"),
-                "log_level": "DEBUG"},  # the token must not show
-    }
-    path = directory / "config.yml"
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    return path
-
-
-def knightmate_bot(*args: str) -> list[str]:
-    return [sys.executable, "-m", "bot.cli", *args]
-
-
-def environment(token: str | None = TOKEN) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key != "KNIGHTMATE_BOT_TOKEN"}
-    if token is not None:
-        env["KNIGHTMATE_BOT_TOKEN"] = token
-    return env
-
-
-def start_bot(sandbox: Sandbox, config: Path, log: Path) -> subprocess.Popen[bytes]:
-    connected = sandbox.connections("event", BOT)
-    with log.open("ab") as output:
-        process = subprocess.Popen(knightmate_bot("run", "--config", str(config)), stdout=output,
-                                   stderr=subprocess.STDOUT, env=environment())
-    sandbox.wait_connections("event", BOT, connected + 1, timeout=20)
-    return process
-
-
-def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> tuple[int, float]:
-    started = time.monotonic()
-    process.send_signal(sig)
-    code = process.wait(timeout=15)
-    return code, time.monotonic() - started
+from tests.helpers.bot_process import GOODBYE, environment, knightmate_bot, run_cli, start_bot, stop, write_config
 
 
 def test_bot_killed_mid_game_and_restarted_finishes_the_game(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -234,10 +179,6 @@ def test_sigterm_while_the_server_is_unreachable_exits_0(tmp_path: Path) -> None
     code, took = stop(process)
     process.stdout.close()
     assert (code, took < 10) == (0, True), seen.decode(errors="replace")
-
-
-def run_cli(*args: str, token: str | None = TOKEN) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(knightmate_bot(*args), capture_output=True, text=True, env=environment(token), timeout=60)
 
 
 @pytest.mark.parametrize(("text", "key"), [

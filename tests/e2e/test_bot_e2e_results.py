@@ -20,7 +20,7 @@ from bot.engine import Limits, SearchResult
 from bot.remote.client import RESULT_LOOKUP_ATTEMPTS
 from bot.sandbox import Sandbox
 from bot.thinking.search_pool import SearchPool
-from tests.helpers.bot_harness import BOT, LocalBot, bot_settings, check_game, make_sandbox, play
+from tests.helpers.bot_harness import BOT, LocalBot, bot_settings, check_game, play
 
 
 def reason(pgn: chess.pgn.Game) -> str:
@@ -28,26 +28,13 @@ def reason(pgn: chess.pgn.Game) -> str:
     return re.sub(r"\s*\[%[^]]*\]", "", pgn.end().comment).strip()
 
 
-@pytest.fixture(scope="module")
-def searcher() -> Iterator[SearchPool]:
-    pool = SearchPool(1, hash_mb=16)
-    pool.warm_up()
-    yield pool
-    pool.close()
-
-
-@pytest.fixture
-def pychess() -> Iterator[Sandbox]:
-    server = make_sandbox("pychess", first_move_timeout_s=10.0)
-    yield server
-    server.stop()
+pytestmark = pytest.mark.sandbox(first_move_timeout_s=10.0)
 
 
 @pytest.fixture
 def bot(pychess: Sandbox, tmp_path: Path, searcher: SearchPool) -> Iterator[LocalBot]:
-    local = LocalBot(pychess, bot_settings(pychess, tmp_path), searcher).start()
-    yield local
-    local.stop()
+    with LocalBot(pychess, bot_settings(pychess, tmp_path), searcher) as local:
+        yield local
 
 
 def ended_by(sandbox: Sandbox, bot: LocalBot, game_id: str, status: str) -> chess.pgn.Game:

@@ -15,11 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.config import parse_settings
 from bot.sandbox import Sandbox
 from bot.thinking.sources import UciMoveSources
-from tests.e2e.test_bot_e2e_process import run_cli, write_config
 from tests.helpers.bot_harness import BOT, LocalBot, bot_settings, check_game, make_sandbox, play
+from tests.helpers.bot_process import run_cli, write_config
 from tests.helpers.engine_processes import (
     ENGINE_COMMANDS,
     FAIRY_STOCKFISH,
@@ -27,23 +26,22 @@ from tests.helpers.engine_processes import (
     KNIGHTMATE_BOT_UCI,
     engine_pids,
     needs_fairy_stockfish,
+    uci_settings,
     wait_until,
 )
 from tests.helpers.sandbox_harness import ScriptedClient
 from variant import KnightmateBoard
 
-DIALECTS = ("lichess", "pychess")
 #: White (the test) promotes b7b8m at once; the bot plays Black with the promotion in its history.
 PROMOTION_FEN = "r3k3/1P4p1/8/8/8/8/6P1/4K2R w - - 0 1"
 SCRIPTED, SCRIPTED_TOKEN = "scripted", "tok-scripted"
 
 
-@pytest.fixture(params=DIALECTS)
-def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
-    server = make_sandbox(request.param)
-    server.add_account(SCRIPTED, token=SCRIPTED_TOKEN, bot=True)
-    yield server
-    server.stop()
+@pytest.fixture
+def sandbox(sandbox: Sandbox) -> Sandbox:
+    """The shared sandbox in each dialect, with one more bot account for a test that plays by script."""
+    sandbox.add_account(SCRIPTED, token=SCRIPTED_TOKEN, bot=True)
+    return sandbox
 
 
 @pytest.fixture(params=ENGINE_COMMANDS)
@@ -54,15 +52,14 @@ def command(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def bot(sandbox: Sandbox, tmp_path: Path, command: str) -> Iterator[LocalBot]:
     settings = bot_settings(sandbox, tmp_path)
-    engine = parse_settings({"engine": {"command": command, "start_timeout_s": 30, "hang_margin_s": 2}}).engine
     settings = dataclasses.replace(settings, engine=dataclasses.replace(
-        engine, move_overhead_ms=settings.engine.move_overhead_ms, max_move_time_ms=settings.engine.max_move_time_ms))
+        uci_settings(command), move_overhead_ms=settings.engine.move_overhead_ms,
+        max_move_time_ms=settings.engine.max_move_time_ms))
     engines = UciMoveSources(settings.engine)
     try:
         engines.check()
-        local = LocalBot(sandbox, settings, engines).start()
-        yield local
-        local.stop()
+        with LocalBot(sandbox, settings, engines) as local:
+            yield local
     finally:
         engines.close()
 

@@ -7,31 +7,21 @@ the leak behind other pruning (a fail-low node, a full table, an aspiration wind
 
 from __future__ import annotations
 
-import time
-
 import chess
 import pyffish
 
 from bot.engine import Engine, Limits
-from bot.engine.clock import Budget
 from bot.engine.evaluation import evaluate
 from bot.engine.moves import captures
 from bot.engine.position import NO_MOVE, Position, encode
-from bot.engine.search import _CONTINUATION_ROW, EXACT, FUTILITY_MARGINS, LOWER, MATE_BOUND, UPPER, _Search
+from bot.engine.search import EXACT, FUTILITY_MARGINS, LOWER, MATE_BOUND, UPPER
+from tests.helpers.search_internals import make_search
 from variant import KnightmateBoard
 
 #: White's rook mates on h8 (Black's royal knight on a8 has its two flights taken by its own
 #: pawns; Black's rook cannot reach the eighth rank past its pawn on b6), or takes Black's rook
 #: on b1 instead, which does not give check.
 ROOK_MATE = "k7/2p5/1p6/4p3/3M4/4K3/8/1r5R w - - 0 1"
-
-
-def make_search(fen: str, tt: dict[int, tuple[int, int, int, int]] | None = None,
-                tt_capacity: int = 100_000) -> _Search:
-    """A search of *fen* with no limits, its tables fresh (or *tt*)."""
-    return _Search(KnightmateBoard(fen), Limits(depth=1), Budget(None, None), time.perf_counter(), None,
-                   {} if tt is None else tt, tt_capacity, [[0] * 4096 for _ in chess.COLORS],
-                   [[NO_MOVE] * 4096 for _ in chess.COLORS], [0] * _CONTINUATION_ROW ** 2, {}, None, 1, 0)
 
 
 def test_quiescence_promotes_on_an_empty_square() -> None:

@@ -3,7 +3,7 @@ weights, and its incremental accumulator against one computed from scratch.
 
 The reference (``bench/training/nnue_file.py``) finds the inputs from the FEN by itself and computes in
 floating point from the dequantized weights, so the engine may differ only by the final integer
-division (under 1 cp). Runs in both builds (CI's pure build runs ``tests/test_engine_*.py``).
+division (under 1 cp). Runs in both builds (CI's pure build runs ``tests/engine``).
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ import pytest
 
 from bot.engine.evaluation import base_terms
 from bot.engine.position import NO_SQUARE, Position, decode, encode
+from tests.helpers.perft_counts import PERFT_COUNTS, QUICK_PERFT_CASES
 from tests.helpers.random_positions import random_positions
-from tests.variant.test_board_perft import REFERENCE
 from variant import KnightmateBoard
 
 
@@ -37,13 +37,11 @@ def snapshot(position: Position) -> tuple[object, ...]:
             position.mg, position.eg, position.phase)
 
 
-@pytest.mark.parametrize(("fen", "depth"), [
-    (fen, depth) for fen, counts in REFERENCE.items() for depth in range(1, min(len(counts), 4) + 1)
-])
+@pytest.mark.parametrize(("fen", "depth"), QUICK_PERFT_CASES)
 def test_perft_matches_the_reference_counts(fen: str, depth: int) -> None:
     position = Position.from_board(KnightmateBoard(fen))
     before = snapshot(position)
-    assert position_perft(position, depth) == REFERENCE[fen][depth - 1]
+    assert position_perft(position, depth) == PERFT_COUNTS[fen][depth - 1]
     assert snapshot(position) == before
 
 

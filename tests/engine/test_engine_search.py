@@ -19,8 +19,8 @@ import pytest
 from bot.engine import Engine, Limits, SearchResult
 from bot.engine.position import NO_MOVE, encode
 from bot.engine.search import _LMR_SIZE, _REDUCTIONS, _continuation_row, _ordered_moves
-from tests.engine.test_engine_leaks import make_search
 from tests.helpers.random_positions import random_positions
+from tests.helpers.search_internals import make_search
 from variant import KnightmateBoard
 
 VARIANT = "knightmate"

@@ -1,7 +1,7 @@
 """Strength levels in self-play: a higher level beats a lower one.
 
-Apart from tests/test_engine_levels.py because it takes half a minute with the compiled engine
-(CI's pure-Python build runs test_engine_*.py, where it would take minutes). The levels search
+Apart from test_engine_levels.py, and marked ``long``, because it takes half a minute with the compiled
+engine (CI's pure-Python build runs tests/engine without it: minutes there). The levels search
 within their own node and depth limits (no clock), so the games do not depend on the machine's
 load and, with seeded engines, repeat exactly. Four games a pair tell only a large gap apart:
 the levels three apart, from the bottom to the middle; the upper levels, whose searches are
@@ -45,6 +45,7 @@ def play(white: Engine, black: Engine, opening: list[str]) -> float:
     return 0.5 if abs(balance) < 300 else float(balance > 0)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(("weaker", "stronger"), [(1, 4), (2, 5)])
 def test_a_higher_level_beats_a_lower_one_in_self_play(weaker: int, stronger: int) -> None:
     score = 0.0

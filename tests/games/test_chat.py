@@ -14,7 +14,7 @@ from bot.games.chat import COMMANDS, COOLDOWN_S, ChatCommands, asked_command
 from bot.remote.events import ChatLine
 from bot.sandbox import Sandbox
 from bot.thinking.search_pool import SearchPool
-from tests.helpers.bot_harness import BOT, LocalBot, bot_settings, make_sandbox, play
+from tests.helpers.bot_harness import BOT, LocalBot, bot_settings, play
 
 
 @pytest.mark.parametrize(("text", "command"), [
@@ -69,19 +69,11 @@ def test_the_config_names_each_command_and_refuses_an_unknown_room() -> None:
 
 
 @pytest.fixture
-def lichess() -> Iterator[Sandbox]:
-    server = make_sandbox("lichess")
-    yield server
-    server.stop()
-
-
-@pytest.fixture
 def bot(lichess: Sandbox, tmp_path: Path) -> Iterator[LocalBot]:
     pool = SearchPool(1, hash_mb=8)
     settings = bot_settings(lichess, tmp_path, greeting="", goodbye="")
-    local = LocalBot(lichess, dataclasses.replace(settings, chat=ChatSettings(help="player")), pool).start()
-    yield local
-    local.stop()
+    with LocalBot(lichess, dataclasses.replace(settings, chat=ChatSettings(help="player")), pool) as local:
+        yield local
     pool.close()
 
 
@@ -89,6 +81,7 @@ def bot_lines(sandbox: Sandbox, game_id: str) -> list[tuple[str, str]]:
     return [(chat.room, chat.text) for chat in sandbox.game(game_id).chat if chat.username == BOT]
 
 
+@pytest.mark.e2e
 def test_the_bot_answers_each_command_in_the_room_asked_and_nothing_else(lichess: Sandbox, bot: LocalBot) -> None:
     """Lines are read in order, so once the answer to the last command has come, every line before
     it has had its chance: those that got no answer were not answered at all."""

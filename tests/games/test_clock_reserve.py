@@ -20,9 +20,8 @@ from bot.games.clock_reserve import (
 from bot.games.record import Game
 from bot.remote.events import GameFull, GameState, Player
 from bot.thinking.sources import UciMoveSources
-from tests.games.test_game import new_game
-from tests.helpers.engine_processes import FAKE_ENGINE
-from tests.thinking.test_move_sources import uci_settings
+from tests.helpers.engine_processes import FAKE_ENGINE, uci_settings
+from tests.helpers.games_harness import new_game
 
 RESERVE = ClockReserve(floor_ms=5_000, base_share=0.2, latency_factor=3.0)
 

@@ -10,11 +10,10 @@ import chess.engine
 import chess.pgn
 import pytest
 
-from bot.config import EngineSettings
 from bot.engine import SearchResult
-from bot.games.clock_reserve import ClockReserve
 from bot.games.record import Game
 from bot.remote.events import GameEnded, GameFull, GameState, OpponentGone, Player, ReportedResult
+from tests.helpers.games_harness import new_game
 from variant import KnightmateBoard
 
 # White mates at ply 7 with the queen: d1h5.
@@ -36,16 +35,6 @@ def full(moves: tuple[str, ...] = (), *, me_white: bool = True, fen: str | None 
     return GameFull(id="g1", variant=variant, white=white, black=black, initial_fen=fen,
                     base_ms=None if pychess else 60_000, increment_ms=None if pychess else 0, rated=None,
                     state=state(moves))
-
-
-def new_game(game_id: str = "g1", **overrides: object) -> Game:
-    """A game with the config's default settings, but for a 30 s abort, no clock reserve (its rule
-    is tested in test_clock_reserve) and any *overrides*."""
-    engine = EngineSettings()
-    options: dict[str, object] = {"site": "http://127.0.0.1:1", "move_overhead_ms": engine.move_overhead_ms,
-                                  "max_move_time_ms": engine.max_move_time_ms, "abort_after_s": 30.0,
-                                  "reserve": ClockReserve(), **overrides}
-    return Game(game_id, "mybot", **options)  # type: ignore[arg-type]
 
 
 def test_colour_is_found_by_name_on_pychess_and_by_id_on_lichess() -> None:

@@ -16,7 +16,7 @@ from bot.remote.events import GameFull, GameState, Player
 from bot.sandbox.hosted import Account, HostedChallenge, MoveRejected
 from bot.sandbox.hosted import HostedGame as RefereeGame
 from bot.thinking.search_pool import _position
-from tests.games.test_game import new_game
+from tests.helpers.games_harness import new_game
 from variant import STARTING_FEN, GameMoveError, KnightmateBoard
 
 PROMOTION_FEN = "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"

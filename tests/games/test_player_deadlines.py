@@ -11,10 +11,10 @@ from bot.games.player import MAX_MOVE_ATTEMPTS, RESIGN_ATTEMPTS, GamePlayer
 from bot.games.record import Result
 from bot.remote.client import ClientError, MoveOutcome
 from bot.remote.events import GameFull, GameState, OpponentGone, Player
-from tests.games.test_player import OneMoveEngine, ScriptedClient, full
+from tests.helpers.games_harness import OneMoveEngine, ScriptedGameClient, game_full
 
 
-class FailingCallsClient(ScriptedClient):
+class FailingCallsClient(ScriptedGameClient):
     """Abort, claim and resign answered from scripts of errors (``None`` = accepted); every call noted."""
 
     def __init__(self, answers: list[MoveOutcome], after_interrupt: GameFull, *,
@@ -48,7 +48,7 @@ class FailingCallsClient(ScriptedClient):
             return self.changed.wait_for(lambda: len(self.calls[kind]) >= count, timeout)
 
 
-def start(client: ScriptedClient, tmp_path: Path, *, abort_after_s: float = 60.0
+def start(client: ScriptedGameClient, tmp_path: Path, *, abort_after_s: float = 60.0
           ) -> tuple[GamePlayer, list[Result | None]]:
     settings = Settings(server=ServerSettings(backoff_initial_s=0.05, backoff_max_s=0.2),
                         game=GameSettings(pgn_dir=str(tmp_path), greeting="", goodbye="", abort_after_s=abort_after_s))
@@ -89,9 +89,9 @@ def test_a_failed_abort_is_tried_again_with_backoff_and_the_thread_does_not_spin
 
 
 def test_a_failed_victory_claim_is_tried_again_with_backoff_and_the_thread_does_not_spin(tmp_path: Path) -> None:
-    client = FailingCallsClient([MoveOutcome.LANDED], full(()), failures={"claim": [UNAVAILABLE]})
+    client = FailingCallsClient([MoveOutcome.LANDED], game_full(()), failures={"claim": [UNAVAILABLE]})
     player, _ = start(client, tmp_path)
-    client.lines.put(full(()))
+    client.lines.put(game_full(()))
     client.wait(posts=1, interrupts=0)
     client.lines.put(OpponentGone(True, 0))
     assert_retried_without_spinning(client, "claim")
@@ -114,9 +114,9 @@ def test_a_refused_abort_of_a_first_move_deadline_is_not_tried_again(tmp_path: P
 
 
 def test_a_move_the_server_keeps_refusing_is_posted_a_few_times_then_the_bot_resigns(tmp_path: Path) -> None:
-    client = FailingCallsClient([MoveOutcome.REJECTED] * (MAX_MOVE_ATTEMPTS + 5), after_interrupt=full(()))
+    client = FailingCallsClient([MoveOutcome.REJECTED] * (MAX_MOVE_ATTEMPTS + 5), after_interrupt=game_full(()))
     player, done = start(client, tmp_path)
-    client.lines.put(full(()))
+    client.lines.put(game_full(()))
     assert client.wait_calls("resign", 1)
     assert player.finished.wait(5)     # pychess sends nothing after a resignation: the bot leaves
     assert client.posts == ["e2e3"] * MAX_MOVE_ATTEMPTS
@@ -124,10 +124,10 @@ def test_a_move_the_server_keeps_refusing_is_posted_a_few_times_then_the_bot_res
 
 
 def test_a_bot_that_can_neither_move_nor_resign_gives_the_game_up(tmp_path: Path) -> None:
-    client = FailingCallsClient([MoveOutcome.UNCERTAIN] * (MAX_MOVE_ATTEMPTS + 5), after_interrupt=full(()),
+    client = FailingCallsClient([MoveOutcome.UNCERTAIN] * (MAX_MOVE_ATTEMPTS + 5), after_interrupt=game_full(()),
                                 failures={"resign": [UNAVAILABLE]})
     player, done = start(client, tmp_path)
-    client.lines.put(full(()))
+    client.lines.put(game_full(()))
     assert player.finished.wait(10)
     assert len(client.calls["resign"]) == RESIGN_ATTEMPTS
     assert len(done) == 1 and done[0] is not None and done[0].result == "*"

@@ -25,7 +25,7 @@ from bot.games.storage import StateFile
 from bot.remote.client import Client, MoveOutcome
 from bot.remote.events import GameFull, GameState, GameStreamEvent, KeepAlive, Player, ReportedResult, RoundBoard
 from bot.remote.wire import MalformedLine, parse_round_board
-from tests.games.test_game import new_game
+from tests.helpers.games_harness import new_game
 from variant import KnightmateBoard
 
 OPENING = ("e2e3", "e7e6", "d2d3")

@@ -50,7 +50,8 @@ def bot_settings(sandbox: Sandbox, directory: Path, *, concurrency: int = 1, mov
 
 
 class LocalBot:
-    """The bot on a thread of this process, as ``knightmate-bot run`` would run it."""
+    """The bot on a thread of this process, as ``knightmate-bot run`` would run it; as a context manager,
+    started on entry and stopped (cleanly, or the test fails) on exit."""
 
     def __init__(self, sandbox: Sandbox, settings: Settings, engines: MoveSources | Pool) -> None:
         self.sandbox = sandbox
@@ -75,6 +76,12 @@ class LocalBot:
         self._thread.start()
         self.sandbox.wait_connections("event", BOT, connected + 1, timeout=10)
         return self
+
+    def __enter__(self) -> LocalBot:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
 
     def stop(self) -> float:
         """Stops the bot as SIGTERM would; returns how long it took."""

@@ -1,6 +1,6 @@
-"""External engines for the tests of ``bot/thinking/sources.py``: commands, and the engine processes this
-test process has running (read from ``/proc``, so the tests see what the operating system sees,
-not what the bot believes)."""
+"""External engines for the tests of ``bot/thinking/sources.py``: commands, the settings they run with,
+and the engine processes this test process has running (read from ``/proc``, so the tests see what the
+operating system sees, not what the bot believes)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from bot.config import EngineSettings, parse_settings
 
 FAIRY_STOCKFISH = shutil.which("fairy-stockfish") or (
     "/usr/games/fairy-stockfish" if os.access("/usr/games/fairy-stockfish", os.X_OK) else None)
@@ -31,6 +33,14 @@ def recorded(record: Path, command: str) -> tuple[str, ...]:
 #: Engine commands the end-to-end tests play with, as ``engine.command`` values.
 ENGINE_COMMANDS = [pytest.param(KNIGHTMATE_BOT_UCI, id="knightmate-bot-uci"),
                    pytest.param(FAIRY_STOCKFISH, id="fairy-stockfish", marks=needs_fairy_stockfish)]
+
+
+def uci_settings(command: str | tuple[str, ...], **values: object) -> EngineSettings:
+    """EngineSettings read the way config.yml is read, with margins for a busy test machine."""
+    engine: dict[str, object] = {"command": list(command) if isinstance(command, tuple) else command,
+                                 "start_timeout_s": 30, "hang_margin_s": 2}
+    engine.update(values)
+    return parse_settings({"engine": engine}).engine
 
 
 def engine_pids(marker: str) -> set[int]:

@@ -1,5 +1,5 @@
 """A UCI engine that misbehaves on purpose, for the tests of ``bot/thinking/sources.py``: run as
-``python tests/uci_fake_engine.py MODE [ARG]``.
+``python tests/helpers/uci_fake_engine.py MODE [ARG]``.
 
 Modes: ``bestmove MOVE`` answers every ``go`` with MOVE; ``hang-once FILE MOVE``, when FILE does
 not exist at its start, creates FILE at its first ``go`` and from then on answers nothing

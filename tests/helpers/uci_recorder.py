@@ -1,5 +1,5 @@
 """A UCI engine behind a recorder, for tests that check what an engine was told: run as
-``python tests/uci_recorder.py FILE COMMAND [ARG ...]``. It starts COMMAND, passes it every line
+``python tests/helpers/uci_recorder.py FILE COMMAND [ARG ...]``. It starts COMMAND, passes it every line
 it reads and appends that line to FILE; the engine answers on the recorder's own standard output.
 """
 

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 import pytest
 
@@ -29,8 +25,7 @@ from bot.remote.events import (
     ServerShutdown,
 )
 from bot.remote.wire import MalformedLine, parse_event_line, parse_game_line
-
-TOKEN = "lip_TOPSECRET123"
+from tests.helpers.fake_server import MOVE, TOKEN, FakeServer, Handler, answer, make_client, sequence
 
 # -- recorded lines -----------------------------------------------------------------------------
 
@@ -147,114 +142,7 @@ def test_backoff_grows_to_the_cap_with_jitter() -> None:
     assert backoff.next_delay() <= 1.0
 
 
-# -- a scripted server --------------------------------------------------------------------------
-
-Route = Callable[["Handler"], None]
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: FakeServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def _dispatch(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        self.body = self.rfile.read(length) if length else b""
-        path = urlsplit(self.path).path
-        self.server.requests.append((self.command, self.path, dict(self.headers), self.body))
-        route = self.server.routes.get((self.command, path))
-        if route is None:
-            self.reply(404, b"<html>not found</html>")
-        else:
-            route(self)
-
-    do_GET = do_POST = _dispatch
-
-    def reply(self, status: int, body: bytes = b'{"ok":true}', headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def start_stream(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-ndjson")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-
-    def write_line(self, text: str) -> None:
-        data = (text + "\n").encode()
-        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-        self.wfile.flush()
-
-    def end_stream(self) -> None:
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
-
-
-class FakeServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.routes: dict[tuple[str, str], Route] = {}
-        self.requests: list[tuple[str, str, dict[str, str], bytes]] = []
-        self.release = threading.Event()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-    def posts(self, path: str) -> list[bytes]:
-        return [body for method, full, _, body in self.requests if method == "POST" and full.startswith(path)]
-
-
-@contextlib.contextmanager
-def serving() -> Iterator[FakeServer]:
-    fake = FakeServer()
-    thread = threading.Thread(target=fake.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    try:
-        yield fake
-    finally:
-        fake.release.set()
-        fake.shutdown()
-        fake.server_close()
-
-
-@pytest.fixture
-def server() -> Iterator[FakeServer]:
-    with serving() as fake:
-        yield fake
-
-
-def make_client(server: FakeServer, dialect: str = "lichess", **overrides: Any) -> Client:
-    settings = ServerSettings(url=server.url, dialect=dialect, connect_timeout_s=2.0,
-                              read_timeout_s=overrides.pop("read_timeout_s", 2.0), backoff_initial_s=0.05,
-                              backoff_max_s=0.2, rate_limit_pause_s=overrides.pop("rate_limit_pause_s", 60.0))
-    overrides.setdefault("give_up_after_s", GameSettings().give_up_after_s)
-    return Client(settings, Secret(TOKEN), **overrides)
-
-
-def answer(status: int, body: bytes = b'{"ok":true}', headers: dict[str, str] | None = None) -> Route:
-    return lambda handler: handler.reply(status, body, headers)
-
-
-def sequence(*routes: Route) -> Route:
-    """Answers the n-th request with the n-th route, then repeats the last one."""
-    remaining = list(routes)
-
-    def route(handler: Handler) -> None:
-        (remaining.pop(0) if len(remaining) > 1 else remaining[0])(handler)
-    return route
-
-
-MOVE = "/api/bot/game/g1/move/e2e4"
-
+# -- against the scripted server ----------------------------------------------------------------
 
 def test_decline_sends_the_reason_as_a_form_field(server: FakeServer) -> None:
     server.routes[("POST", "/api/challenge/c1/decline")] = answer(200)

@@ -15,15 +15,7 @@ from bot.dialect import LICHESS, PYCHESS
 from bot.remote.client import MAX_RETRY_AFTER_S, Client, ClientError, GameStreamLost, MoveOutcome, split_lines
 from bot.remote.events import ChallengeReceived, ChatLine, GameStarted, GameState, OpponentGone
 from bot.remote.wire import MalformedLine, parse_event_line, parse_game_line
-from tests.remote.test_client import TOKEN, FakeServer, Handler, answer, make_client, sequence, serving
-
-MOVE = "/api/bot/game/g1/move/e2e4"
-
-
-@pytest.fixture
-def server() -> Iterator[FakeServer]:
-    with serving() as fake:
-        yield fake
+from tests.helpers.fake_server import MOVE, TOKEN, FakeServer, Handler, answer, make_client, sequence
 
 
 def state_line(**fields: object) -> str:

@@ -22,8 +22,11 @@ from bot.remote.round_socket import RoundSocketError, read_round_board, round_so
 from bot.remote.wire import MalformedLine, parse_round_board
 from bot.sandbox import Sandbox
 from bot.sandbox.handler import GUEST_COOKIE
+from tests.helpers.bot_harness import BOT, TOKEN
 
 READ_TIMEOUT_S = 0.8
+#: The shared sandbox fixtures (tests/conftest.py) with randy's moves seeded as these tests were written.
+pytestmark = pytest.mark.sandbox(seed=3)
 
 
 def board(**fields: object) -> str:
@@ -73,23 +76,15 @@ def test_round_socket_url_needs_an_http_server() -> None:
 
 # -- the client against the sandbox's round socket ----------------------------------------------
 
-@pytest.fixture
-def pychess() -> Iterator[Sandbox]:
-    with Sandbox("pychess", seed=3) as sandbox:
-        sandbox.add_account("mybot", token="tok-mybot")
-        sandbox.add_opponent("randy", strategy="random")
-        yield sandbox
-
-
 def client_for(url: str, dialect: str = "pychess") -> Client:
     settings = ServerSettings(url=url, dialect=dialect, connect_timeout_s=1.0, read_timeout_s=READ_TIMEOUT_S,
                               backoff_initial_s=0.1, backoff_max_s=0.5)
-    return Client(settings, Secret("tok-mybot"), give_up_after_s=GameSettings().give_up_after_s)
+    return Client(settings, Secret(TOKEN), give_up_after_s=GameSettings().give_up_after_s)
 
 
 def accepted_game(sandbox: Sandbox, increment_s: int = 0) -> tuple[Client, str]:
     """A game of randy (white) against the bot, accepted by the bot's client."""
-    cid = sandbox.challenge("randy", "mybot", limit_s=60, increment_s=increment_s, color="white")
+    cid = sandbox.challenge("randy", BOT, limit_s=60, increment_s=increment_s, color="white")
     client = client_for(sandbox.url)
     client.accept(cid)
     game_id = sandbox.game_of_challenge(cid)

@@ -13,19 +13,7 @@ from bot.sandbox import Sandbox
 from tests.helpers.sandbox_harness import ScriptedClient, drain, raw_lines, start_game
 
 KEEPALIVE_S = 0.1
-
-
-@pytest.fixture(params=["lichess", "pychess"])
-def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
-    with Sandbox(request.param, keepalive_s=KEEPALIVE_S, seed=5) as server:
-        server.add_account("MyBot", token="tok-bot")
-        server.add_opponent("randy", strategy="random")
-        yield server
-
-
-@pytest.fixture
-def client(sandbox: Sandbox) -> ScriptedClient:
-    return ScriptedClient(sandbox.url, "tok-bot", pychess=sandbox.dialect.name == "pychess")
+pytestmark = pytest.mark.sandbox(keepalive_s=KEEPALIVE_S, seed=5)
 
 
 def content_lines(response: requests.Response) -> Iterator[bytes]:

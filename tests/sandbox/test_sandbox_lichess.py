@@ -7,7 +7,6 @@ import socket
 import struct
 import threading
 import urllib.parse
-from collections.abc import Iterator
 
 import pytest
 
@@ -26,17 +25,12 @@ MATE_IN_ONE_FEN = "Q4m2/8/2Pp3r/bP1b1pPp/7P/Q1PB2k1/P2B2P1/1M1RK1MR w - - 5 34"
 MATING_MOVE = "d2f4"
 
 
-@pytest.fixture
-def sandbox() -> Iterator[Sandbox]:
-    with Sandbox("lichess", keepalive_s=0.2, seed=7) as server:
-        server.add_account("MyBot", token="tok-bot")
-        server.add_opponent("randy", strategy="random")
-        yield server
+pytestmark = pytest.mark.sandbox(keepalive_s=0.2, seed=7)
 
 
 @pytest.fixture
-def client(sandbox: Sandbox) -> ScriptedClient:
-    return ScriptedClient(sandbox.url, "tok-bot")
+def dialect() -> str:
+    return "lichess"
 
 
 def test_account_answers_the_lichess_shape_and_a_bad_token_gets_401(sandbox: Sandbox, client: ScriptedClient) -> None:

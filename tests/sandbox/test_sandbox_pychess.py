@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 import requests
@@ -22,18 +21,19 @@ PING = b'{"type":"ping"}'
 MATE_IN_ONE_FEN = "Q4m2/8/2Pp3r/bP1b1pPp/7P/Q1PB2k1/P2B2P1/1M1RK1MR w - - 5 34"
 
 
-@pytest.fixture
-def sandbox() -> Iterator[Sandbox]:
-    with Sandbox("pychess", keepalive_s=0.2, seed=11) as server:
-        server.add_account("MyBot", token="tok-bot")
-        server.add_opponent("randy", strategy="random")
-        server.add_opponent("statue", strategy="idle")
-        yield server
+pytestmark = pytest.mark.sandbox(keepalive_s=0.2, seed=11)
 
 
 @pytest.fixture
-def client(sandbox: Sandbox) -> ScriptedClient:
-    return ScriptedClient(sandbox.url, "tok-bot", pychess=True)
+def dialect() -> str:
+    return "pychess"
+
+
+@pytest.fixture
+def sandbox(sandbox: Sandbox) -> Sandbox:
+    """The shared server with statue too, who never moves."""
+    sandbox.add_opponent("statue", strategy="idle")
+    return sandbox
 
 
 def test_event_stream_needs_the_capabilities_header(sandbox: Sandbox) -> None:

@@ -16,7 +16,6 @@ import chess
 import chess.engine
 import pytest
 
-from bot.config import EngineSettings, parse_settings
 from bot.engine import Limits, SearchResult
 from bot.engine.external import engine_board
 from bot.thinking.sources import (
@@ -34,6 +33,7 @@ from tests.helpers.engine_processes import (
     KNIGHTMATE_BOT_UCI,
     engine_pids,
     needs_fairy_stockfish,
+    uci_settings,
     wait_until,
 )
 from variant import COMMONER, KnightmateBoard
@@ -41,14 +41,6 @@ from variant import COMMONER, KnightmateBoard
 #: White promotes on b8; with a commoner, Black's only king moves are d6 and f6 (M covers c7).
 PROMOTION_FEN = "r3k3/1P4p1/8/8/8/8/6P1/4K2R w - - 0 1"
 QUICK = Limits(wtime_ms=10_000, btime_ms=10_000, movetime_ms=300, move_overhead_ms=50)
-
-
-def uci_settings(command: str | tuple[str, ...], **values: object) -> EngineSettings:
-    """EngineSettings read the way config.yml is read, with margins for a busy test machine."""
-    engine: dict[str, object] = {"command": list(command) if isinstance(command, tuple) else command,
-                                 "start_timeout_s": 30, "hang_margin_s": 2}
-    engine.update(values)
-    return parse_settings({"engine": engine}).engine
 
 
 @pytest.fixture

@@ -84,6 +84,7 @@ def _compare_game(seed: int) -> tuple[int, list[str]]:
     return positions, problems
 
 
+@pytest.mark.long
 def test_random_games_agree_with_fairy_stockfish_on_at_least_20000_positions() -> None:
     with ProcessPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(_compare_game, range(GAMES), chunksize=5))

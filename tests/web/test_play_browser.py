@@ -26,6 +26,8 @@ from bot.analysis import chances_percent
 from bot.sandbox import Sandbox
 from bot.web.page_server import PageServer
 
+pytestmark = pytest.mark.browser
+
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 
 #: White to move mates in two, and Black's one reply in between is forced: Qf8 Kg4 Qf4#.
