@@ -40,7 +40,7 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
 @pytest.fixture(scope="module")
 def server() -> Iterator[PageServer]:
     with Sandbox("lichess") as sandbox, \
-            PageServer(("127.0.0.1", 0), sandbox.add_person("you", bot="nobody"), "key", lambda game_id: None,
+            PageServer(("127.0.0.1", 0), sandbox.add_person("you", bot="knightmate-bot"), "key", lambda game_id: None,
                        puzzles=load_puzzle_set([str(PUZZLES_CSV)])) as page_server:
         thread = threading.Thread(target=page_server.serve_forever, kwargs={"poll_interval": 0.05})
         thread.start()
