@@ -122,15 +122,19 @@ def read_puzzle_csv(text: str, source: str) -> list[CheckedPuzzle]:
 
 
 def load_puzzle_set(paths: Sequence[str]) -> PuzzleSet:
-    """The shipped starter set, if the package has one, and the puzzles of each file in *paths*.
+    """The shipped starter set, if the package has one (left out with an error in the log if it
+    cannot be used), and the puzzles of each file in *paths*.
 
-    :raises: :exc:`PuzzleFileError` for a file that cannot be read or used.
+    :raises: :exc:`PuzzleFileError` for a file of *paths* that cannot be read or used.
     """
     package, parts = SHIPPED_SET
     shipped = resources.files(package).joinpath(*parts)
     puzzles = []
     if shipped.is_file():
-        puzzles = read_puzzle_csv(shipped.read_text(encoding="utf-8"), "the shipped puzzle set")
+        try:
+            puzzles = read_puzzle_csv(shipped.read_text(encoding="utf-8"), "the shipped puzzle set")
+        except PuzzleFileError as error:  # a packaging fault, not the operator's: the page goes on without it
+            logger.error("%s", error)
     for path in paths:
         try:
             text = Path(path).read_text(encoding="utf-8")

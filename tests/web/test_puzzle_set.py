@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 import requests
 
+from bench.page.browser_page import play_server
 from bot.cli.main import main
 from bot.config import ConfigError, parse_settings
 from bot.sandbox import Sandbox
 from bot.sandbox.world import ApiError
+from bot.web import puzzle_set
 from bot.web.page_server import PageServer
 from bot.web.puzzle_set import (
     COLUMNS,
@@ -87,6 +89,18 @@ def test_a_file_that_cannot_be_read_is_named(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(PuzzleFileError, match="it is not UTF-8 text"):
         load_puzzle_set([str(binary)])
+
+
+def test_the_shipped_set_is_served_when_the_package_has_one(monkeypatch: pytest.MonkeyPatch,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    assert len(load_puzzle_set([])) == 0  # none shipped yet
+    monkeypatch.setattr(puzzle_set, "SHIPPED_SET", ("tests.web", ("data", "puzzles.csv")))
+    assert len(load_puzzle_set([])) == 4
+    assert len(load_puzzle_set([str(PUZZLES_CSV)])) == 4  # the same ids again are left out
+    monkeypatch.setattr(puzzle_set, "SHIPPED_SET", ("tests.web", ("__init__.py",)))
+    with caplog.at_level(logging.ERROR, logger="bot.web.puzzle_set"):
+        assert len(load_puzzle_set([str(PUZZLES_CSV)])) == 4  # a broken shipped set is left out, not fatal
+    assert "the shipped puzzle set: not a Lichess puzzle CSV" in caplog.text
 
 
 def test_a_second_puzzle_with_a_taken_id_is_left_out(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -198,3 +212,14 @@ def test_the_config_names_puzzle_files_and_play_stops_at_start_on_a_bad_one(
     assert main(["play", "--config", str(config), "--port", "0"]) == 2
     assert capsys.readouterr().err.strip() == (f"knightmate-bot play: game.puzzle_files: {bad}: not a Lichess puzzle "
                                                 f"CSV: its first line must be {','.join(COLUMNS)}")
+
+
+def test_play_serves_the_puzzles_its_config_names(tmp_path: Path) -> None:
+    config = tmp_path / "config.yml"
+    config.write_text(f"engine:\n  workers: 1\n  hash_mb: 8\n  ponder: false\n"
+                      f"game:\n  pgn_dir: {tmp_path / 'games'}\n  puzzle_files: [{PUZZLES_CSV}]\n", encoding="utf-8")
+    with play_server(config) as url:
+        session = requests.Session()
+        assert session.get(url, timeout=10).status_code == 200  # the key becomes the session's cookie
+        listing = session.get(url.split("?")[0] + "api/puzzles?theme=mateIn1", timeout=10).json()
+    assert [puzzle["id"] for puzzle in listing["puzzles"]] == ["kmOne", "kmBlackOne"]

@@ -107,6 +107,7 @@ def test_a_puzzle_solved_with_the_opponents_reply_played_raises_the_rating(page:
     open_puzzles(page)
     # The first puzzle is the one nearest a new player's 1500: the mate in two rated 1600.
     assert page.text("#puzzle-info") == "Puzzle kmTwo \u00B7 rated 1600 \u00B7 endgame, mate, mateIn2, short"
+    assert page.find("#puzzle-game").get_attribute("href") == "https://example.org/game/2#20"
     wait_your_turn(page, 1)
     assert page.text("#puzzle-status") == "Your turn: find the best move for white."
     assert page.piece_on("h2") == "bk"  # the opponent's Kh2, played for the person
@@ -133,6 +134,7 @@ def test_a_wrong_move_fails_the_puzzle_lowers_the_rating_and_plays_the_solution(
     page.find('#puzzle-list button[data-puzzle="kmBlackTwo"]').click()
     page.wait.until(lambda d: page.text("#puzzle-info").startswith("Puzzle kmBlackTwo "))
     assert "orientation-black" in (page.find("#puzzle-board").get_attribute("class") or "")
+    assert not page.find("#puzzle-game").is_displayed()  # its CSV names no game
     wait_your_turn(page, 1)
     move(page, "e4", "e1")  # not the solution's Qf1
     page.wait.until(lambda d: page.find("#puzzle-status").get_attribute("data-outcome") == "failed")

@@ -117,6 +117,7 @@ export const el = {
   puzzleRating: block("puzzle-rating"),
   puzzleRatingChange: byId("puzzle-rating-change", HTMLSpanElement),
   puzzleInfo: byId("puzzle-info", HTMLParagraphElement),
+  puzzleGame: byId("puzzle-game", HTMLAnchorElement),
   puzzleMoves: byId("puzzle-moves", HTMLOListElement),
   puzzleNext: button("puzzle-next"),
   puzzleSolution: button("puzzle-solution"),

@@ -10,6 +10,7 @@ import { el } from "./elements.js";
 import { api } from "./network.js";
 import { Board } from "./board.js";
 import * as rating from "./puzzle-rating.js";
+import * as sounds from "./sounds.js";
 /** @import { Color, LegalMove } from "./network.js" */
 /** @import { RatingChange } from "./puzzle-rating.js" */
 
@@ -120,7 +121,9 @@ function pick() {
 async function next() {
   const choice = pick();
   if (!choice) {
-    el.puzzleStatus.textContent = "No puzzle matches these filters.";
+    const none = shown.listing && shown.listing.themes.length === 0;
+    setStatus(null, none ? "This page has no puzzles yet: its operator adds them with game.puzzle_files."
+      : "No puzzle matches these filters.");
     return;
   }
   await play(choice.id);
@@ -145,6 +148,9 @@ function start(puzzle) {
   shown.outcome = null;
   el.puzzleMoves.textContent = "";
   el.puzzleInfo.textContent = `Puzzle ${puzzle.id} \u00B7 rated ${puzzle.rating} \u00B7 ${puzzle.themes.join(", ")}`;
+  const fromGame = /^https?:\/\//.test(puzzle.gameUrl);
+  el.puzzleGame.hidden = !fromGame;
+  el.puzzleGame.href = fromGame ? puzzle.gameUrl : "#";
   el.puzzleSolution.disabled = false;
   setStatus(null, `You play ${puzzle.you}: watch the opponent's move.`);
   renderRating(null);
@@ -269,6 +275,7 @@ function addMove(san, kind) {
   const item = Object.assign(document.createElement("li"), { textContent: kind === "wrong" ? `${san} \u2717` : san });
   item.dataset.kind = kind;
   el.puzzleMoves.appendChild(item);
+  sounds.forSan(san);
 }
 
 /**
