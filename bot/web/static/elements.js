@@ -107,7 +107,6 @@ export const el = {
   analysePaste: button("analyse-paste"),
   pasteMessage: byId("paste-message", HTMLParagraphElement),
   // Puzzles.
-  puzzlesStart: block("puzzles-start"),
   puzzleRatingStart: block("puzzle-rating-start"),
   openPuzzles: button("open-puzzles"),
   puzzles: block("puzzles"),

@@ -19,7 +19,7 @@ import * as sounds from "./sounds.js";
  *
  * @typedef {object} PuzzleListing  GET /api/puzzles: the puzzles asked for, easiest first
  * @property {PuzzleSummary[]} puzzles
- * @property {number} count  how many match (the list holds the first 500)
+ * @property {number} count  how many match (the list holds the first MAX_LISTED, puzzle_set.py)
  * @property {{ theme: string, count: number }[]} themes  of the whole set
  *
  * @typedef {object} PuzzleStep  a move of the puzzle's line and the position after it
@@ -63,6 +63,7 @@ export async function open() {
   renderRating(null);
   await loadList();
   if (!shown.puzzle) await next();
+  else if (!shown.outcome) start(shown.puzzle); // left halfway (its timers stopped): from its start again
 }
 
 export function close() {
