@@ -102,6 +102,27 @@ def test_glicko2_gives_the_worked_example_of_glickmans_paper(page: Page) -> None
     assert rated["volatility"] == pytest.approx(0.05999, abs=0.00001)
 
 
+def test_the_persons_rating_starts_as_lichess_and_is_kept_within_its_bounds(page: Page) -> None:
+    """A new player (or a broken record) is 1500/500/0.09; after each puzzle the deviation is kept
+    at 45 or more and the volatility at 0.1 or less, as Lichess caps them (a record that left
+    them, as Glicko-2 alone would keep them: 10 and 0.5, is brought back)."""
+    ratings = page.driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import("/static/puzzle-rating.js").then((rating) => {
+            const after = (glicko) => {
+                localStorage.setItem("knightmate.puzzles", JSON.stringify({ glicko, played: {} }));
+                return rating.record({ id: "p", rating: 1500, ratingDeviation: 45 }, true).after;
+            };
+            localStorage.setItem("knightmate.puzzles", "{not json");
+            done([rating.load().glicko, after({ rating: 1500, deviation: 10, volatility: 0.0001 }),
+                  after({ rating: 1500, deviation: 100, volatility: 0.5 })]);
+        }, (error) => done(String(error)));""")
+    fresh, certain, volatile = ratings
+    assert fresh == {"rating": 1500, "deviation": 500, "volatility": 0.09}
+    assert certain["deviation"] == 45 and certain["rating"] > 1500
+    assert volatile["volatility"] == 0.1 and volatile["rating"] > 1500
+
+
 def test_a_puzzle_solved_with_the_opponents_reply_played_raises_the_rating(page: Page) -> None:
     assert page.text("#puzzle-rating-start") == "1500?"
     open_puzzles(page)
