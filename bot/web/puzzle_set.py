@@ -132,12 +132,12 @@ def load_puzzle_set(paths: Sequence[str]) -> PuzzleSet:
     puzzles = []
     if shipped.is_file():
         try:
-            puzzles = read_puzzle_csv(shipped.read_text(encoding="utf-8"), "the shipped puzzle set")
+            puzzles = read_puzzle_csv(shipped.read_text(encoding="utf-8-sig"), "the shipped puzzle set")
         except PuzzleFileError as error:  # a packaging fault, not the operator's: the page goes on without it
             logger.error("%s", error)
     for path in paths:
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = Path(path).read_text(encoding="utf-8-sig")  # a spreadsheet may start it with a BOM
         except OSError as error:
             raise PuzzleFileError(f"{path}: cannot read it: {error.strerror or error}") from None
         except UnicodeDecodeError:

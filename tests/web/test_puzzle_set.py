@@ -82,6 +82,12 @@ def test_a_file_that_is_no_puzzle_csv_is_one_line(text: str, message: str) -> No
     assert str(error.value).startswith(message) and "\n" not in str(error.value)
 
 
+def test_a_file_saved_by_a_spreadsheet_with_windows_line_ends_and_a_bom_is_read(tmp_path: Path) -> None:
+    saved = tmp_path / "saved.csv"
+    saved.write_bytes(b"\xef\xbb\xbf" + PUZZLES_CSV.read_bytes().replace(b"\n", b"\r\n"))
+    assert len(load_puzzle_set([str(saved)])) == 4
+
+
 def test_a_file_that_cannot_be_read_is_named(tmp_path: Path) -> None:
     with pytest.raises(PuzzleFileError, match=r"^/no/such/puzzles.csv: cannot read it: No such file"):
         load_puzzle_set(["/no/such/puzzles.csv"])
