@@ -140,6 +140,8 @@ class GameSettings:
     pgn_dir: str = "games"
     state_file: str = "knightmate-bot-state.json"
     give_up_after_s: float = 120.0
+    # Puzzle CSVs the page of `play` serves besides the shipped set (read by bot.web.puzzle_set).
+    puzzle_files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -249,6 +251,12 @@ def _names(*, allowed: tuple[str, ...] | None = None, non_empty: bool = False) -
     return read
 
 
+def _paths(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+        raise ValueError("expected a list of file paths")
+    return tuple(value)
+
+
 def _command(value: Any) -> tuple[str, ...]:
     """A command line as one string (split like a shell would) or as a list of its words."""
     if isinstance(value, str):
@@ -346,6 +354,7 @@ _READERS: dict[str, dict[str, Reader]] = {
         "pgn_dir": _path,
         "state_file": _path,
         "give_up_after_s": _number(1.0),
+        "puzzle_files": _paths,
     },
     "chat": {
         "help": _choice(tuple(CHAT_ROOMS)),

@@ -6,7 +6,8 @@ the code ``run`` uses (:func:`bot.cli.wiring.play_on_server`: challenge rules, e
 heartbeat and stop files are the sandbox's, so a live bot's files are never touched), a person's
 seat, a sparring opponent and the computer at each level (the config's ``engine.command`` weakened
 to the level's ``UCI_Elo`` when it names one, else the built-in engine), and the page
-(:mod:`bot.web.page_server`, whose analysis board and reviews use that engine too) on ``--host``/``--port``.
+(:mod:`bot.web.page_server`, whose analysis board and reviews use that engine too, and whose puzzles
+are the shipped set and ``game.puzzle_files``, read before anything starts) on ``--host``/``--port``.
 Prints the page's address with its session key; runs until SIGINT or SIGTERM.
 """
 
@@ -26,12 +27,13 @@ from bot.analysis import EngineCommand
 from bot.cli import operations
 from bot.cli.stopping import event_on_signals
 from bot.cli.wiring import BotThread
-from bot.config import Secret, Settings
+from bot.config import ConfigError, Secret, Settings
 from bot.engine.levels import LEVELS
 from bot.games.storage import pgn_path
 from bot.loopback import is_loopback
 from bot.sandbox import Sandbox
 from bot.web.page_server import PageServer
+from bot.web.puzzle_set import PuzzleFileError, load_puzzle_set
 
 BOT = "knightmate-bot"
 PERSON = "you"
@@ -82,6 +84,10 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
     host = check_host(host)
     settings = operations.load(config_path)
     operations.setup_logging(settings)
+    try:
+        puzzles = load_puzzle_set(settings.game.puzzle_files)
+    except PuzzleFileError as error:
+        raise ConfigError(f"game.puzzle_files: {error}") from None
     stop = stop if stop is not None else event_on_signals()
     token = secrets.token_urlsafe(18)
     key = secrets.token_urlsafe(24)
@@ -103,7 +109,8 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
                                BOT_START_TIMEOUT_S)
             except TimeoutError:
                 raise PlayError(f"the bot did not connect to the sandbox within {BOT_START_TIMEOUT_S:g} s") from None
-            with PageServer((host, port), seat, key, functools.partial(_bot_pgn, bot, bot_settings), engine) as page:
+            with PageServer((host, port), seat, key, functools.partial(_bot_pgn, bot, bot_settings), engine,
+                            puzzles=puzzles) as page:
                 serving = threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.2}, name="page")
                 serving.start()
                 url = f"{page.url}/?key={key}"

@@ -35,6 +35,7 @@ from bot.sandbox.human import HumanSeat
 from bot.sandbox.world import ApiError
 from bot.web.analysis_board import Analyser, position_json, read_paste
 from bot.web.game_review import Reviewer
+from bot.web.puzzle_set import PuzzleFilter, PuzzleSet
 
 #: The session cookie's name, before the port: cookies ignore ports, and two pages on two ports of
 #: one host must not take each other's session.
@@ -62,11 +63,13 @@ PgnSource = Callable[[str], "str | None"]
 
 class PageServer(ClosingServer):
     """The page and the human seat's API, for one person holding *key*; its analysis board and
-    reviews run on *engine* (the config's ``engine.command``; None: the built-in engine)."""
+    reviews run on *engine* (the config's ``engine.command``; None: the built-in engine), its
+    puzzles are *puzzles* (none: an empty set)."""
 
     def __init__(self, address: tuple[str, int], seat: HumanSeat, key: str, bot_pgn: PgnSource,
-                 engine: EngineCommand | None = None) -> None:
+                 engine: EngineCommand | None = None, *, puzzles: PuzzleSet | None = None) -> None:
         self.seat = seat
+        self.puzzles = puzzles if puzzles is not None else PuzzleSet()
         self.key = key
         self.bot_pgn = bot_pgn
         self.analyser = Analyser(engine)
@@ -325,6 +328,12 @@ class PageHandler(JsonHandler):
         self._send(200, text.encode(), "application/x-chess-pgn; charset=utf-8",
                    {"Content-Disposition": f'attachment; filename="knightmate-{game_id}-review.pgn"'})
 
+    def puzzle_list(self, params: dict[str, str], form: dict[str, str]) -> None:
+        self._send_json(200, self.server.puzzles.listing_json(PuzzleFilter.from_query(self._query())))
+
+    def puzzle(self, params: dict[str, str], form: dict[str, str]) -> None:
+        self._send_json(200, self.server.puzzles.puzzle_json(params["puzzle"]))
+
     def _query(self) -> dict[str, str]:
         return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query))
 
@@ -380,6 +389,8 @@ def _routes() -> list[tuple[str, re.Pattern[str], PageAction]]:
         ("GET", r"/api/analysis/stream", PageHandler.analysis_stream),
         ("GET", r"/api/review/stream/(?P<game>[A-Za-z0-9]+)", PageHandler.review_stream),
         ("GET", r"/api/review/(?P<game>[A-Za-z0-9]+)/pgn", PageHandler.review_pgn),
+        ("GET", r"/api/puzzles", PageHandler.puzzle_list),
+        ("GET", r"/api/puzzles/(?P<puzzle>[A-Za-z0-9_-]+)", PageHandler.puzzle),
     ]
     return [(method, re.compile(pattern), action) for method, pattern, action in table]
 

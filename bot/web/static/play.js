@@ -2,9 +2,10 @@
 // knightmate-bot play: a thin client of the sandbox's human seat, in modules by job: elements.js
 // (the page's elements), page.js (shared helpers), state.js (the game shown), network.js (the
 // server), board.js (chessgroundx), game.js (one game), review.js (its review), lobby.js
-// (starting and choosing games), analysis.js (the analysis board), sounds.js, metrics.js (latency
-// marks). This module wires them together; the page knows no rules: every position it gets from
-// the server lists its legal moves (UCI, SAN and the position after each).
+// (starting and choosing games), analysis.js (the analysis board), puzzles.js (the puzzles, rated
+// by puzzle-rating.js with glicko2.js), sounds.js, metrics.js (latency marks). This module wires
+// them together; the page knows no rules: every position it gets from the server lists its legal
+// moves (UCI, SAN and the position after each).
 import { el } from "./elements.js";
 import { showNotice } from "./page.js";
 import * as metrics from "./metrics.js";
@@ -15,10 +16,13 @@ import * as lobby from "./lobby.js";
 import * as sounds from "./sounds.js";
 import * as analysis from "./analysis.js";
 import * as review from "./review.js";
+import * as puzzles from "./puzzles.js";
 /** @import { Account } from "./network.js" */
 
 function onHash() {
   if (location.hash !== "#analysis" && analysis.isOpen()) analysis.close();
+  if (location.hash !== "#puzzles" && puzzles.isOpen()) puzzles.close();
+  if (location.hash === "#puzzles" && !puzzles.isOpen()) puzzles.open();
   const match = /^#game\/([A-Za-z0-9]+)$/.exec(location.hash);
   if (match && match[1] !== view.gameId) game.openGame(match[1]);
 }
@@ -27,6 +31,7 @@ function onHash() {
 function onKey(event) {
   if (event.target instanceof Element && event.target.closest("input, textarea, select")) return;
   if (event.key === "Escape" && game.cancelPromotion()) return;
+  if (puzzles.isOpen()) return;
   if (analysis.isOpen()) {
     if (analysis.step(event.key)) event.preventDefault();
     return;
@@ -96,6 +101,7 @@ function wire(account) {
   });
   lobby.wire(account);
   analysis.wire();
+  puzzles.wire();
   review.wire(game.goTo);
   sounds.wireSwitch();
   window.addEventListener("hashchange", onHash);
