@@ -343,7 +343,13 @@ class GamePlayer:
 
     def _greet(self) -> None:
         if self.settings.game.greeting and self.game.ply < 2 and self.game.opponent is not None:
-            self._chat(self.settings.game.greeting)
+            self._chat(self._filled_in(self.settings.game.greeting))
+
+    def _filled_in(self, template: str) -> str:
+        """A greeting or goodbye with its placeholders filled in (the config checked it names no others)."""
+        opponent = self.game.opponent
+        return template.format(opponent=opponent.name if opponent is not None else "?",
+                               me=self.game.username, engine=self.searcher.name)
 
     # -- our move --------------------------------------------------------------------------------
 
@@ -544,7 +550,7 @@ class GamePlayer:
         self.on_done(self.game_id, result)
         # No goodbye to a game that never counted: an aborted game may be gone from the server already.
         if self.settings.game.goodbye and lost is None and game.state is not None and not game.aborted:
-            self._chat(self.settings.game.goodbye)
+            self._chat(self._filled_in(self.settings.game.goodbye))
 
     def _ask_how_it_ended(self) -> None:
         """The stream ended the game without a word on how (pychess): ask the server, once per game."""
