@@ -179,6 +179,7 @@ class BotSettings:
     heartbeat_max_age_s: float = 60.0
     # Where `knightmate-bot stop-after-games` leaves word for the running bot (next to the heartbeat).
     stop_file: str = "knightmate-bot.stop-after-games"
+    metrics_port: int | None = None     # Prometheus's /metrics on 127.0.0.1 (bot.metrics); None: off
 
 
 @dataclass(frozen=True)
@@ -215,6 +216,12 @@ def _integer(minimum: int) -> Reader:
             raise ValueError(f"expected a whole number >= {minimum}")
         return value
     return read
+
+
+def _port(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
+        raise ValueError("expected a port number from 1 to 65535")
+    return value
 
 
 def _optional(reader: Reader) -> Reader:
@@ -394,6 +401,7 @@ _READERS: dict[str, dict[str, Reader]] = {
         "heartbeat_file": _path,
         "heartbeat_max_age_s": _number(1.0),
         "stop_file": _path,
+        "metrics_port": _optional(_port),
     },
 }
 

@@ -54,6 +54,7 @@ from bot.games.printable import printable
 from bot.games.record import Game, Result
 from bot.games.round_fallback import RoundReader, disagreement, full_from_setup, setup_of, state_from_round
 from bot.games.storage import StateFile, write_pgn
+from bot.metrics import ERRORS, MOVES_POSTED, THINK_SECONDS
 from bot.remote.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
 from bot.remote.events import ChatLine, GameEnded, GameFull, GameState, GameStreamEvent, KeepAlive, RoundBoard
 from bot.thinking.search_pool import ponder_line
@@ -391,6 +392,7 @@ class GamePlayer:
             result: SearchResult | None = done.future.result()
         except Exception as error:
             log.error("game %s: engine failed (%r); playing a fallback move", self.game_id, error)
+            ERRORS.labels(kind="engine").inc()
             result = None
         move = game.legal_move(game.board.uci(result.move)) if result is not None and result.move else None
         if result is not None and move is None:
@@ -414,6 +416,9 @@ class GamePlayer:
                                         send_by=game.must_move_by())
         if outcome is MoveOutcome.LANDED:
             game.note_own_move(move, clock_ms, posted_at)
+            MOVES_POSTED.inc()
+            if result is not None and not result.from_book:
+                THINK_SECONDS.observe(result.time_ms / 1000)
             if offer:
                 game.draw_offered_at = ply
                 log.info("game %s: offering a draw with this move", self.game_id)

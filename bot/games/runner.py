@@ -33,6 +33,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import chess
+
 from bot.config import Settings
 from bot.games.challenges import Decision, decide
 from bot.games.encounters import Encounters
@@ -40,6 +42,7 @@ from bot.games.player import GamePlayer
 from bot.games.printable import printable
 from bot.games.record import Result
 from bot.games.storage import StateFile, touch
+from bot.metrics import CHALLENGES, ERRORS, GAMES_ACTIVE, GAMES_FINISHED, GAMES_STARTED, game_result
 from bot.remote.client import Client, ClientError
 from bot.remote.events import Challenge, ChallengeReceived, EventStreamEvent, GameStarted, ServerShutdown
 from bot.thinking.sources import MoveSource, MoveSources
@@ -193,7 +196,9 @@ class Runner:
             self._decline_waiting_before(deadline)
         self.client.close()
         with self._lock:
-            players = list(self._players.values())
+            # Left, to go on after the next start: no longer active, nor counted again if one ends now.
+            players, self._players = list(self._players.values()), {}
+        GAMES_ACTIVE.dec(len(players))
         for player in players:
             player.stop()
         for player in players:
@@ -216,6 +221,7 @@ class Runner:
                     self._on_event_logged(event)
                 return
             except Exception:  # a bug in the client's reader: log it, and reopen with backoff
+                ERRORS.labels(kind="bug").inc()
                 delay = backoff.next_delay()
                 log.exception("event stream reader failed; reopening it in %.1f s", delay)
                 if self.client.stop.wait(delay):
@@ -227,6 +233,7 @@ class Runner:
         try:
             self._on_event(event)
         except Exception:
+            ERRORS.labels(kind="bug").inc()
             log.exception("handling %s failed; skipped", type(event).__name__)
 
     def _on_event(self, event: EventStreamEvent) -> None:
@@ -246,6 +253,7 @@ class Runner:
             with self._lock:
                 self._encounters.challenged(challenge, time.monotonic())
         except Exception:   # a bug must not leave the challenger waiting for an answer
+            ERRORS.labels(kind="bug").inc()
             log.exception("%s: cannot decide on it (a bug); declining it", what)
             decision = Decision.declined("generic", "the bot failed to decide")
         if (decision.waits_for_slot or (decision.accept and self._waiting)) and self._wait_for_slot(challenge):
@@ -320,9 +328,11 @@ class Runner:
                     self._pending[challenge.id] = time.monotonic()
                     self._encounters.accepted(challenge, time.monotonic())
                 self.client.accept(challenge.id)
+                CHALLENGES.labels(decision="accepted", reason="none").inc()
                 log.info("%s: accepted", what)
             else:
                 self.client.decline(challenge.id, decision.reason or "generic")
+                CHALLENGES.labels(decision="declined", reason=decision.reason or "generic").inc()
                 log.info("%s: declined (%s): %s", what, decision.reason, printable(decision.why))
         except Exception as error:  # ClientError, or a bug: either way the future would swallow it
             with self._lock:
@@ -383,6 +393,8 @@ class Runner:
             # Started before the lock goes: shutdown joins every player it can see.
             self.state.add(game_id)
             player.start()
+            GAMES_STARTED.inc()
+            GAMES_ACTIVE.inc()
 
     def _queue(self, game_id: str) -> None:
         """Called with the lock held."""
@@ -409,6 +421,11 @@ class Runner:
                 self._leaving.append(player)
             engine = self._game_engines.pop(game_id, None)
             self._done[game_id] = result
+            if player is not None:
+                GAMES_ACTIVE.dec()
+                color = player.game.color
+                GAMES_FINISHED.labels(result=game_result(result.result if result is not None else "*",
+                                                         None if color is None else color == chess.WHITE)).inc()
             while len(self._done) > FINISHED_GAMES_KEPT:   # the bot runs for weeks
                 del self._done[next(iter(self._done))]
             self._done_changed.notify_all()

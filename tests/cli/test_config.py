@@ -281,3 +281,9 @@ def test_greeting_and_goodbye_may_name_the_opponent_the_bot_and_the_engine() -> 
 def test_an_unknown_placeholder_is_named_with_the_known_ones() -> None:
     with pytest.raises(ConfigError, match=r"unknown placeholder \{name\} \(known: \{opponent\}, \{me\}, \{engine\}\)"):
         parse_settings({"game": {"greeting": "Hi {name}!"}})
+
+
+@pytest.mark.parametrize("port", [0, 65536, "9464", True, 80.5])
+def test_a_bad_metrics_port_is_one_line_naming_the_key(port: object) -> None:
+    with pytest.raises(ConfigError, match=r"^bot\.metrics_port: expected a port number from 1 to 65535"):
+        parse_settings({"bot": {"metrics_port": port}})
