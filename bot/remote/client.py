@@ -488,17 +488,20 @@ class Client:
                 raise ClientError(f"{endpoint}: stopped")
         raise AssertionError("unreachable")
 
-    def _failure(self, endpoint: str, error: Exception) -> _Failure:
-        """Classifies an exception (and counts it); a 429 pauses the endpoint here, once, for every caller."""
+    def _failure(self, endpoint: str, error: Exception, *, counted: bool = True) -> _Failure:
+        """Classifies an exception (and counts it, unless the bot caused it itself); a 429 pauses the
+        endpoint here, once, for every caller."""
         if isinstance(error, ResponseError):
             response = error.response
             retry_after = _retry_after(response.headers.get("Retry-After"))
             if response.status_code == 429:
                 self.rate_limits.pause(endpoint, retry_after or self.settings.rate_limit_pause_s)
-            ERRORS.labels(kind=http_error_kind(response.status_code)).inc()
+            if counted:
+                ERRORS.labels(kind=http_error_kind(response.status_code)).inc()
             return _Failure(response.status_code, retry_after, False, f"HTTP {response.status_code}")
         cause = error.error if isinstance(error, ApiError) and not isinstance(error, ResponseError) else error
-        ERRORS.labels(kind=http_error_kind(None)).inc()
+        if counted:
+            ERRORS.labels(kind=http_error_kind(None)).inc()
         return _Failure(None, None, _maybe_sent(cause), type(cause).__name__)
 
     # -- streams ---------------------------------------------------------------------------------
@@ -584,7 +587,8 @@ class Client:
                     yield line
                 reason = "closed by the server"
             except (ResponseError, ApiError, requests.RequestException) as error:
-                failure = self._failure(plan.endpoint, error)
+                # A stream this client cut on purpose (to read a game again) is no failure to count.
+                failure = self._failure(plan.endpoint, error, counted=stream is None or not stream.interrupted)
                 if plan.lost_on_404 and failure.status == 404:
                     raise GameStreamLost(f"{plan.label}: the server does not know it (404)", 404) from None
                 reason = failure.text

@@ -14,8 +14,19 @@ import pytest
 
 from bot.cli.wiring import BotThread
 from bot.config import Secret
+from bot.metrics import MetricsServer
 from bot.sandbox import Sandbox
-from tests.helpers.bot_harness import BOT, GAME_TIMEOUT_S, TOKEN, bot_settings, decline_reason, make_sandbox, play
+from bot.thinking.search_pool import SearchPool
+from tests.helpers.bot_harness import (
+    BOT,
+    GAME_TIMEOUT_S,
+    TOKEN,
+    LocalBot,
+    bot_settings,
+    decline_reason,
+    make_sandbox,
+    play,
+)
 from tests.helpers.prometheus import free_port, scrape, value
 
 
@@ -64,3 +75,31 @@ def test_counters_move_as_a_challenge_is_declined_and_a_game_is_played(sandbox: 
     assert 1 <= moved("knightmate_bot_think_seconds_count") <= posted     # book moves are not searched
     assert value(after, "process_open_fds") > 0                           # the process collector is there
 
+
+
+def test_reconnects_and_errors_are_counted_by_stream_and_kind(sandbox: Sandbox, tmp_path: Path) -> None:
+    server = MetricsServer(0)           # the bot runs in this process: its metrics are these
+    pool = SearchPool(1, hash_mb=16)
+    bot = LocalBot(sandbox, bot_settings(sandbox, tmp_path), pool).start()
+    try:
+        before = scrape(server.url)
+        sandbox.faults.http_status("move", 502, count=2)      # the bot's first move post, twice
+        game_id = play(sandbox, "randy", color="black")        # the bot is white: it moves first
+        sandbox.faults.malformed_line("game", game_id)
+        connected = sandbox.connections("event", BOT)
+        assert sandbox.faults.drop_event_stream(BOT) == 1
+        sandbox.wait_connections("event", BOT, connected + 1, timeout=15)
+        sandbox.wait_game_over(game_id, timeout=GAME_TIMEOUT_S)
+        bot.runner.wait_game_done(game_id, timeout=30)         # every line of its stream read
+        after = scrape(server.url)
+    finally:
+        bot.stop()
+        pool.close()
+        server.close()
+
+    def moved(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert moved("knightmate_bot_errors_total", kind="http_5xx") == 2
+    assert moved("knightmate_bot_errors_total", kind="malformed_line") == 1
+    assert moved("knightmate_bot_stream_reconnects_total", stream="event") >= 1
