@@ -105,13 +105,31 @@ def performance(lines: Iterable[GameLine]) -> int | None:
 
 
 def likely_player(games: Sequence[chess.pgn.Game]) -> str:
-    """The name in the most games (the bot, in its own PGN directory); an error if two tie."""
+    """Whose games these are: the name in the most games (the bot, in its own PGN directory); when two
+    tie (a bot that met one opponent), the side whose moves alone carry ``[%eval]`` (the bot writes
+    its own searches' evaluations, never the opponent's). An error if that does not tell either."""
     names = Counter(name for game in games for name in {_player_name(game, color).lower() for color in chess.COLORS})
-    (first, count), *rest = names.most_common(2) or [("", 0)]
-    if not first or (rest and rest[0][1] == count):
+    chosen = _unique_most_common(names)
+    if chosen is None:
+        chosen = _unique_most_common(Counter(_player_name(game, color).lower() for game in games
+                                             for color in [_annotated_side(game)] if color is not None))
+    if chosen is None:
         raise ScorecardError("cannot tell whose games these are: name the player with --player")
     return next(_player_name(game, color) for game in games for color in chess.COLORS
-                if _player_name(game, color).lower() == first)
+                if _player_name(game, color).lower() == chosen)
+
+
+def _unique_most_common(counts: Counter[str]) -> str | None:
+    top = counts.most_common(2)
+    if not top or (len(top) == 2 and top[0][1] == top[1][1]):
+        return None
+    return top[0][0]
+
+
+def _annotated_side(game: chess.pgn.Game) -> chess.Color | None:
+    """The side whose moves, and only whose, carry an evaluation; None if neither or both."""
+    sides = {not node.turn() for node in game.mainline() if node.eval() is not None}
+    return sides.pop() if len(sides) == 1 else None
 
 
 def scorecard(games: Sequence[chess.pgn.Game], player: str, opening_plies: int = 2) -> Scorecard:

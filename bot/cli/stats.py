@@ -4,8 +4,8 @@ The games are read and checked first (:mod:`bot.cli.pgn_input`): a file that is 
 another variant, an illegal move or a player who is not in a game is one line and exit 2. The
 counting is :mod:`bot.analysis.scorecard`'s; this module only reads and prints.
 
-* ``table`` (the default): the totals, then a table per grouping and the games lost on time or
-  left unfinished, for a terminal.
+* ``table`` (the default): the totals, then a table per grouping (its :data:`TABLE_ROWS` biggest
+  groups) and the games lost on time or left unfinished, for a terminal.
 * ``csv``: one row per group (``group`` is ``all``, ``opponent``, ``time control`` or ``first
   moves``), for a spreadsheet.
 * ``json``: everything, the game lists included.
@@ -25,6 +25,9 @@ import chess.pgn
 
 from bot.analysis.scorecard import GameLine, Scorecard, ScorecardError, Tally, likely_player, scorecard
 from bot.cli.pgn_input import PgnInputError, pgn_files, read_games
+
+#: Groups shown per table on the terminal, the biggest first; CSV and JSON have them all.
+TABLE_ROWS = 20
 
 _TALLY_FIELDS = [item.name for item in fields(Tally)]
 
@@ -109,11 +112,14 @@ def _print_table(card: Scorecard, out: TextIO) -> None:
               f"lowest clock {_seconds(overall.lowest_clock_ms)}\n")
     for group, tallies in _groups(card)[1:]:
         out.write("\n")
+        shown = list(tallies.items())[:TABLE_ROWS]
         _write_rows(out, [f"by {group}", "games", "+", "=", "-", "*", "score %", "perf", "think ms", "lowest clock"],
                     [[name, str(tally.games), str(tally.wins), str(tally.draws), str(tally.losses),
                       str(tally.unfinished), _shown(tally.score_percent), _shown(tally.performance),
                       _shown(tally.average_think_ms), _seconds(tally.lowest_clock_ms)]
-                     for name, tally in tallies.items()])
+                     for name, tally in shown])
+        if len(tallies) > len(shown):
+            out.write(f"... and {len(tallies) - len(shown)} more (--format csv or json lists them all)\n")
     for title, lines in (("lost on time", card.lost_on_time), ("unfinished (*)", card.unfinished)):
         out.write(f"\n{title}: {len(lines)}\n")
         for line in lines:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import chess
+import chess.engine
 import chess.pgn
 import pytest
 
@@ -78,6 +79,16 @@ def test_a_player_not_in_a_game_is_named_in_one_line() -> None:
         game_line(read(bot_pgn("g1", "Alice", rating=1500)), "Zed")
 
 
-def test_whose_games_cannot_be_told_when_two_names_are_in_as_many_games() -> None:
+def test_whose_games_cannot_be_told_when_two_names_are_in_as_many_games_and_no_evals_tell() -> None:
     with pytest.raises(ScorecardError, match="--player"):
         likely_player([read(bot_pgn("g1", "Alice", rating=1500))])
+
+
+def test_against_a_single_opponent_the_player_is_the_side_whose_moves_carry_the_evals() -> None:
+    games = [read(bot_pgn(f"g{index}", "Alice", rating=1500, bot_white=index % 2 == 0)) for index in range(2)]
+    for game in games:
+        bot_color = chess.WHITE if game.headers["White"] == BOT_NAME else chess.BLACK
+        for node in game.mainline():
+            if node.turn() != bot_color:                        # the bot's own move, as its writer notes it
+                node.set_eval(chess.engine.PovScore(chess.engine.Cp(30), bot_color), depth=5)
+    assert likely_player(games) == BOT_NAME

@@ -86,3 +86,15 @@ def test_a_player_in_none_of_the_games_or_no_games_at_all_is_one_line_and_exit_2
     assert code == 2 and "zed does not play in" in err and err.count("\n") == 1
     code, _, err = stats(capsys, str(tmp_path / "nowhere"))
     assert code == 2 and "no such file or directory" in err
+
+
+def test_the_table_shows_the_biggest_groups_and_says_how_many_more_there_are(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("bot.cli.stats.TABLE_ROWS", 2)
+    for index, opponent in enumerate(["Alice", "Alice", "Bob", "Carol", "Dave"]):
+        (tmp_path / f"g{index}.pgn").write_text(bot_pgn(f"g{index}", opponent, rating=1500), encoding="utf-8")
+    code, out, _ = stats(capsys, str(tmp_path))
+    lines = out.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("by opponent")))
+    assert code == 0 and [line.split()[0] for line in lines[start + 1:start + 3]] == ["Alice", "Bob"]
+    assert lines[start + 3] == "... and 2 more (--format csv or json lists them all)"
