@@ -8,6 +8,7 @@ and exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -124,6 +125,10 @@ def _stats(args: argparse.Namespace) -> int:
     except StatsError as error:
         print(f"knightmate-bot stats: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader left (`| head`): the rest goes nowhere, and so does the flush at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _positive(text: str) -> int:

@@ -37,6 +37,8 @@ def pgn_files(paths: Sequence[Path]) -> list[Path]:
             files += found
         elif path.is_file():
             files.append(path)
+        elif path.exists():
+            raise PgnInputError(f"{path}: not a PGN file or a directory of them")
         else:
             raise PgnInputError(f"{path}: no such file or directory")
     return files

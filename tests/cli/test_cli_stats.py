@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,6 +88,8 @@ def test_a_player_in_none_of_the_games_or_no_games_at_all_is_one_line_and_exit_2
     assert code == 2 and "zed does not play in" in err and err.count("\n") == 1
     code, _, err = stats(capsys, str(tmp_path / "nowhere"))
     assert code == 2 and "no such file or directory" in err
+    code, _, err = stats(capsys, "/dev/null")
+    assert code == 2 and err == "knightmate-bot stats: /dev/null: not a PGN file or a directory of them\n"
 
 
 def test_the_table_shows_the_biggest_groups_and_says_how_many_more_there_are(
@@ -98,3 +102,17 @@ def test_the_table_shows_the_biggest_groups_and_says_how_many_more_there_are(
     start = lines.index(next(line for line in lines if line.startswith("by opponent")))
     assert code == 0 and [line.split()[0] for line in lines[start + 1:start + 3]] == ["Alice", "Bob"]
     assert lines[start + 3] == "... and 2 more (--format csv or json lists them all)"
+
+
+def test_a_reader_that_leaves_early_is_no_error(tmp_path: Path) -> None:
+    """``knightmate-bot stats games/ --format json | head -1``: the pipe closes under the output, which
+    is longer than a pipe holds (300 opponents), so the bot is still writing when it does."""
+    games = "\n".join(bot_pgn(f"g{index}", f"opponent{index}", rating=1500) for index in range(300))
+    (tmp_path / "many.pgn").write_text(games, encoding="utf-8")
+    process = subprocess.Popen([sys.executable, "-m", "bot.cli", "stats", str(tmp_path), "--format", "json"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.readline()
+    process.stdout.close()
+    assert process.wait(timeout=60) == 0
+    assert process.stderr.read() == b""
