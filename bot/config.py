@@ -18,6 +18,7 @@ import logging
 import math
 import os
 import shlex
+import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -38,6 +39,10 @@ MODES = ("casual", "rated")
 #: Where a chat command is answered: in both rooms of a game's chat, one of them, or nowhere.
 CHAT_ROOMS = {"both": ("player", "spectator"), "player": ("player",), "spectator": ("spectator",), "off": ()}
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+#: The order waiting challenges get a free slot in: the oldest first, or the best-rated challenger first.
+SORT_ORDERS = ("first", "best")
+#: The placeholders a greeting or goodbye may hold: the opponent's name, the bot's, the engine's.
+CHAT_FIELDS = ("opponent", "me", "engine")
 
 
 class ConfigError(Exception):
@@ -93,6 +98,16 @@ class ChallengeSettings:
     min_increment: float = 0.0
     max_increment: float = 180.0
     block_list: tuple[str, ...] = ()
+    # Whom it plays beyond the above: each None (or an empty list) is no limit.
+    allow_list: tuple[str, ...] = ()
+    min_rating: int | None = None
+    max_rating: int | None = None
+    max_games_per_opponent: int | None = None
+    max_games_per_opponent_per_hour: int | None = None
+    max_recent_bot_challenges: int | None = None
+    recent_bot_challenge_age_s: float = 60.0
+    sort_by: str = "first"
+    wait_for_slot_s: float = 0.0
 
 
 #: A UCI option value as the config gives it: a check, a spin or a combo/string.
@@ -166,6 +181,7 @@ class BotSettings:
     heartbeat_max_age_s: float = 60.0
     # Where `knightmate-bot stop-after-games` leaves word for the running bot (next to the heartbeat).
     stop_file: str = "knightmate-bot.stop-after-games"
+    metrics_port: int | None = None     # Prometheus's /metrics on 127.0.0.1 (bot.metrics); None: off
 
 
 @dataclass(frozen=True)
@@ -204,6 +220,12 @@ def _integer(minimum: int) -> Reader:
     return read
 
 
+def _port(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
+        raise ValueError("expected a port number from 1 to 65535")
+    return value
+
+
 def _optional(reader: Reader) -> Reader:
     def read(value: Any) -> Any:
         return None if value is None else reader(value)
@@ -216,9 +238,22 @@ def _boolean(value: Any) -> bool:
     return value
 
 
-def _text(value: Any) -> str:
+def _chat_template(value: Any) -> str:
+    """A chat line in which ``{opponent}``, ``{me}`` and ``{engine}`` are filled in (``{{`` is a brace)."""
     if not isinstance(value, str):
         raise ValueError("expected a string")
+    try:
+        fields_named = [name for _, name, _, _ in string.Formatter().parse(value) if name is not None]
+    except ValueError as error:
+        raise ValueError(f"{error} (write {{{{ and }}}} for a brace)") from None
+    for name in fields_named:
+        if name not in CHAT_FIELDS:
+            known = ", ".join("{" + field_name + "}" for field_name in CHAT_FIELDS)
+            raise ValueError(f"unknown placeholder {{{name}}} (known: {known})")
+    try:
+        value.format(**{field_name: "x" for field_name in CHAT_FIELDS})
+    except (ValueError, KeyError, IndexError) as error:
+        raise ValueError(f"cannot fill in the placeholders ({error})") from None
     return value
 
 
@@ -331,6 +366,15 @@ _READERS: dict[str, dict[str, Reader]] = {
         "min_increment": _number(),
         "max_increment": _number(),
         "block_list": _names(),
+        "allow_list": _names(),
+        "min_rating": _optional(_integer(0)),
+        "max_rating": _optional(_integer(0)),
+        "max_games_per_opponent": _optional(_integer(1)),
+        "max_games_per_opponent_per_hour": _optional(_integer(1)),
+        "max_recent_bot_challenges": _optional(_integer(1)),
+        "recent_bot_challenge_age_s": _number(1.0),
+        "sort_by": _choice(SORT_ORDERS),
+        "wait_for_slot_s": _number(0.0),
     },
     "engine": {
         "move_overhead_ms": _integer(0),
@@ -349,8 +393,8 @@ _READERS: dict[str, dict[str, Reader]] = {
     },
     "game": {
         "abort_after_s": _number(1.0),
-        "greeting": _text,
-        "goodbye": _text,
+        "greeting": _chat_template,
+        "goodbye": _chat_template,
         "pgn_dir": _path,
         "state_file": _path,
         "give_up_after_s": _number(1.0),
@@ -366,6 +410,7 @@ _READERS: dict[str, dict[str, Reader]] = {
         "heartbeat_file": _path,
         "heartbeat_max_age_s": _number(1.0),
         "stop_file": _path,
+        "metrics_port": _optional(_port),
     },
 }
 
@@ -423,6 +468,9 @@ def _check_consistency(settings: Settings) -> None:
         raise ConfigError("challenge.min_base: must not be greater than challenge.max_base")
     if challenge.min_increment > challenge.max_increment:
         raise ConfigError("challenge.min_increment: must not be greater than challenge.max_increment")
+    if challenge.min_rating is not None and challenge.max_rating is not None \
+            and challenge.min_rating > challenge.max_rating:
+        raise ConfigError("challenge.min_rating: must not be greater than challenge.max_rating")
     if not (challenge.accept_bots or challenge.accept_humans):
         raise ConfigError("challenge.accept_bots: accept_bots and accept_humans are both false")
     engine = settings.engine

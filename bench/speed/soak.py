@@ -2,7 +2,7 @@
 
     python -m bench.speed.soak [--dialect pychess] [--minutes 30] [--engine /usr/games/fairy-stockfish]
                          [--faults] [--restart-every 4] [--base 20] [--increment 1] [--sample-s 20]
-                         [--warmup-min 5] [--log bot.log]
+                         [--warmup-min 5] [--log bot.log] [--metrics-port 9464] [--keep-games DIR]
 
 The sandbox runs in this process with a random-moving opponent that challenges the bot again as
 soon as a game ends; the bot runs as ``python -m bot.cli run`` with a config of its own (the
@@ -17,6 +17,10 @@ Every ``--sample-s`` seconds it reads /proc for the bot's process tree: the main
 resident memory, open file descriptors and threads, the number of its descendant processes
 (search workers, engine processes) and the whole tree's resident memory. Each game's time per
 move is the server's: the bot's clock spent per charged move, increments counted.
+
+With ``--metrics-port`` the bot serves its Prometheus metrics (``bot.metrics_port``) through the
+run, and the report ends with its ``knightmate_bot_*`` samples as the run's last scrape read them;
+``--keep-games DIR`` copies the bot's PGNs there (for ``knightmate-bot stats``).
 
 At the end it prints the games played, games lost on time, games whose PGN says ``*`` or is
 missing, the samples at the start (after the warm-up) and at the end, and each figure's growth
@@ -34,6 +38,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -41,13 +46,15 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
 import chess
 import yaml
+from prometheus_client.parser import text_string_to_metric_families
 
-from bot.sandbox import GameRecord, Sandbox
+from bot.sandbox import GameSnapshot, Sandbox
 
 BOT = "soakbot"
 TOKEN = "tok-soak"
@@ -132,7 +139,7 @@ def sample(pid: int, started: float) -> ResourceSample | None:
 
 # -- the bot process -------------------------------------------------------------------------------
 
-def write_config(sandbox: Sandbox, directory: Path, engine: str | None) -> Path:
+def write_config(sandbox: Sandbox, directory: Path, engine: str | None, metrics_port: int | None) -> Path:
     config = {
         "server": {"url": sandbox.url, "dialect": sandbox.dialect.name, "read_timeout_s": 10.0,
                    "backoff_initial_s": 0.2, "backoff_max_s": 2.0},
@@ -140,7 +147,7 @@ def write_config(sandbox: Sandbox, directory: Path, engine: str | None) -> Path:
         "engine": {"workers": 1, "hash_mb": 16, "command": engine},
         "game": {"pgn_dir": str(directory / "games"), "state_file": str(directory / "state.json"),
                  "give_up_after_s": 30, "greeting": "", "goodbye": ""},
-        "bot": {"heartbeat_file": str(directory / "heartbeat"), "log_level": "INFO"},
+        "bot": {"heartbeat_file": str(directory / "heartbeat"), "log_level": "INFO", "metrics_port": metrics_port},
     }
     path = directory / "config.yml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -189,7 +196,7 @@ class BotProcess:
 
 # -- one game --------------------------------------------------------------------------------------
 
-def ms_per_move(record: GameRecord, base_ms: int, increment_ms: int) -> float | None:
+def ms_per_move(record: GameSnapshot, base_ms: int, increment_ms: int) -> float | None:
     """The bot's clock spent per charged move (the first two plies are not charged)."""
     bot_white = record.white == BOT
     charged = sum(1 for ply in range(2, len(record.moves)) if (ply % 2 == 0) == bot_white)
@@ -288,6 +295,20 @@ def report(args: argparse.Namespace, samples: list[ResourceSample], games: list[
               f"last fifth {statistics.fmean(timed[-fifth:]):.0f}, all {statistics.fmean(timed):.0f}")
 
 
+def bot_metrics(port: int) -> list[str]:
+    """The bot's own samples (``knightmate_bot_*``, empty buckets left out) as its /metrics shows them now."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+            text = response.read().decode("utf-8")
+    except OSError as error:
+        return [f"cannot read /metrics: {error}"]
+    return [f"{sample.name}{{{','.join(f'{key}={value}' for key, value in sorted(sample.labels.items()))}}} "
+            f"{sample.value:g}"
+            for family in text_string_to_metric_families(text) if family.name.startswith("knightmate_bot_")
+            for sample in family.samples
+            if not sample.name.endswith(("_bucket", "_created")) or sample.labels.get("le") == "+Inf"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dialect", choices=("lichess", "pychess"), default="pychess")
@@ -301,6 +322,10 @@ def main() -> None:
     parser.add_argument("--sample-s", type=float, default=20.0)
     parser.add_argument("--warmup-min", type=float, default=5.0)
     parser.add_argument("--log", type=Path, help="keep the bot's log here (it is deleted with the run otherwise)")
+    parser.add_argument("--metrics-port", type=int, default=None, metavar="PORT",
+                        help="have the bot serve its metrics on 127.0.0.1:PORT and print them at the end")
+    parser.add_argument("--keep-games", type=Path, default=None, metavar="DIR",
+                        help="copy the bot's PGNs into DIR at the end")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))   # stop the bot on the way out
     games: list[Played] = []
@@ -311,7 +336,8 @@ def main() -> None:
         directory = Path(temporary)
         sandbox.add_account(BOT, token=TOKEN, bot=True)
         sandbox.add_opponent(OPPONENT, strategy="random")
-        bot = BotProcess(sandbox, write_config(sandbox, directory, args.engine), directory / "bot.log")
+        bot = BotProcess(sandbox, write_config(sandbox, directory, args.engine, args.metrics_port),
+                         directory / "bot.log")
         started = time.monotonic()
         bot.start()
         end = started + args.minutes * 60
@@ -342,11 +368,17 @@ def main() -> None:
             taken = sample(bot.pid, started)
             if taken is not None:
                 samples.append(taken)
+            scraped = bot_metrics(args.metrics_port) if args.metrics_port is not None else []
             code = bot.stop()
             report(args, samples, games, bot.restarts, len(declines))
             log_lines = (directory / "bot.log").read_text(errors="replace").splitlines()
             errors = sum(1 for line in log_lines if "ERROR" in line or "Traceback" in line)
             print(f"bot exit code {code}; log lines with ERROR or Traceback: {errors}")
+            if scraped:
+                print("the bot's metrics at the end:\n  " + "\n  ".join(scraped))
+            if args.keep_games is not None:
+                shutil.copytree(directory / "games", args.keep_games, dirs_exist_ok=True)
+                print(f"PGNs copied to {args.keep_games}")
             if args.log is not None:
                 args.log.write_text("\n".join(log_lines) + "\n", encoding="utf-8")
 

@@ -10,7 +10,6 @@ summary line per game goes to standard error, and a progress bar too when that i
 
 from __future__ import annotations
 
-import io
 import os
 import re
 import tempfile
@@ -26,6 +25,7 @@ import chess.pgn
 from tqdm import tqdm
 
 from bot.analysis import EngineCommand, analyse_game, analyst, annotated
+from bot.cli.pgn_input import PgnInputError, pgn_files, read_games
 from variant import KnightmateBoard
 
 
@@ -41,53 +41,15 @@ class Source:
     games: tuple[chess.pgn.Game, ...]
 
 
-class _CollectingBuilder(chess.pgn.GameBuilder):  # type: ignore[type-arg]
-    """python-chess's game builder, keeping errors in ``game.errors`` without logging them."""
-
-    def handle_error(self, error: Exception) -> None:
-        self.game.errors.append(error)
-
-
-def pgn_files(paths: Sequence[Path]) -> list[Path]:
-    """The files named, with the ``*.pgn`` files of each directory named (sorted)."""
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found = sorted(path.glob("*.pgn"))
-            if not found:
-                raise AnalyseError(f"{path}: no .pgn files in this directory")
-            files += found
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise AnalyseError(f"{path}: no such file or directory")
-    return files
-
-
 def read_source(path: Path) -> Source:
     """The Knightmate games of *path*, each checked; raises :class:`AnalyseError` naming the problem."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise AnalyseError(f"{path}: not a PGN file (not UTF-8 text)") from None
-    except OSError as error:
-        raise AnalyseError(f"{path}: {error.strerror or error}") from None
-    games = []
-    handle = io.StringIO(text)
-    while (game := chess.pgn.read_game(handle, Visitor=_CollectingBuilder)) is not None:
-        games.append(game)
-    found = [game for game in games if not _empty(game)]
-    if not found:
-        raise AnalyseError(f"{path}: not a PGN file (no game in it)")
+        found = read_games(path)
+    except PgnInputError as error:
+        raise AnalyseError(str(error)) from None
     for number, game in enumerate(found, start=1):
         _check(path, number, game)
     return Source(path, tuple(found))
-
-
-def _empty(game: chess.pgn.Game) -> bool:
-    """A "game" python-chess made of text that has no tags and no moves (or a stray result)."""
-    return game.next() is None and not game.errors and all(
-        value in ("?", "????.??.??", "*") for value in game.headers.values())
 
 
 def _check(path: Path, number: int, game: chess.pgn.Game) -> None:
@@ -119,7 +81,11 @@ def run(paths: Sequence[Path], limit: chess.engine.Limit, engine_command: Sequen
         out: str | None, stdout: TextIO, stderr: TextIO) -> int:
     """Analyses the games of *paths* and writes them annotated (see the module docstring): to
     *out*, a directory if it is one or ends with a slash, else a file; to *stdout* without it."""
-    sources = [read_source(path) for path in pgn_files(paths)]
+    try:
+        files = pgn_files(paths)
+    except PgnInputError as error:
+        raise AnalyseError(str(error)) from None
+    sources = [read_source(path) for path in files]
     output = _Output(out, stdout)
     engine_to_open = EngineCommand(tuple(engine_command) if engine_command else None)
     annotator = analyst(engine_to_open, limit)

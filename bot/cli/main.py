@@ -8,6 +8,7 @@ and exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -116,6 +117,21 @@ def _analyse(args: argparse.Namespace) -> int:
         return 130
 
 
+def _stats(args: argparse.Namespace) -> int:
+    """Prints how the bot fared in PGN games; bad input is one line, exit 2."""
+    from bot.cli.stats import StatsError, run
+
+    try:
+        return run(args.games, args.player, args.format, args.opening_plies, sys.stdout)
+    except StatsError as error:
+        print(f"knightmate-bot stats: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader left (`| head`): the rest goes nowhere, and so does the flush at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -212,6 +228,21 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("-o", "--output", default=None, metavar="OUT",
                          help="write to this file, or into this directory one file per input (default: stdout)")
     analyse.set_defaults(handler=_analyse)
+
+    stats = commands.add_parser("stats", help="how the bot fared in its PGN games: results, rating, clock",
+                                description="Results by opponent, by time control and by first moves, a "
+                                            "performance rating (rule of 400), think times and the lowest "
+                                            "clock (from [%%clk]/[%%emt]), and the games lost on time or "
+                                            "left unfinished.")
+    stats.add_argument("games", nargs="+", type=Path, metavar="GAMES",
+                       help="PGN files, or directories of them (such as the bot's game.pgn_dir)")
+    stats.add_argument("--player", default=None,
+                       help="whose games these are (default: the name in the most games, the bot's own)")
+    stats.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                       help="a table for the terminal (default), CSV rows or JSON")
+    stats.add_argument("--opening-plies", type=_positive, default=2, metavar="N",
+                       help="group games by their first N plies (default: 2)")
+    stats.set_defaults(handler=_stats)
 
     play = commands.add_parser("play", help="play the bot, with its config, on a local web page")
     play.add_argument("--config", metavar="PATH", help="the bot's config file (default: ./config.yml if present)")

@@ -8,15 +8,19 @@ path: it never imports the sandbox or the web page.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
 from collections.abc import Callable
 
 from bot.config import Secret, Settings
-from bot.games.runner import Runner
+from bot.games.runner import Runner, StartupError
+from bot.metrics import METRICS_HOST, MetricsServer
 from bot.remote.client import Client
 from bot.thinking.sources import open_move_sources
+
+log = logging.getLogger(__name__)
 
 #: How often :meth:`BotThread.wait_until` looks whether the bot has stopped.
 WAIT_POLL_S = 0.5
@@ -35,8 +39,10 @@ def play_on_server(settings: Settings, token: Secret, stop: threading.Event, fin
     *started* is handed the runner before it runs (to read results). The exit code.
 
     :raises: :exc:`~bot.thinking.sources.EngineStartError` (a bad ``engine.command``) before any
-        challenge is accepted, :exc:`~bot.games.runner.StartupError` (the server refuses the account).
+        challenge is accepted, :exc:`~bot.games.runner.StartupError` (the server refuses the account,
+        or ``bot.metrics_port`` is taken).
     """
+    metrics = _metrics_server(settings.bot.metrics_port)
     client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
     workers = search_workers(settings)
     try:
@@ -48,6 +54,21 @@ def play_on_server(settings: Settings, token: Secret, stop: threading.Event, fin
             return runner.run(stop, finish)
     finally:
         client.close()
+        if metrics is not None:
+            metrics.close()
+
+
+def _metrics_server(port: int | None) -> MetricsServer | None:
+    """``/metrics`` on 127.0.0.1 when ``bot.metrics_port`` asks for it; a port taken stops the start."""
+    if port is None:
+        return None
+    try:
+        server = MetricsServer(port)
+    except OSError as error:
+        raise StartupError(f"bot.metrics_port: cannot listen on {METRICS_HOST}:{port}: "
+                           f"{error.strerror or error}") from None
+    log.info("Prometheus metrics on %s", server.url)
+    return server
 
 
 class BotThread:

@@ -2,9 +2,13 @@
 
 The answer is a :class:`Decision`: accept, or decline with one of the reason keys both servers
 understand (``generic``, ``later``, ``tooFast``, ``tooSlow``, ``timeControl``, ``rated``,
-``casual``, ``variant``, ``noBot``, ``onlyBot``), plus a sentence for the log. Checks go from the
-most permanent reason to the most passing one, so a challenger is told ``later`` only when the
-challenge would be accepted at a quieter moment. No I/O here.
+``casual``, ``variant``, ``noBot``, ``onlyBot``; pychess shows the same keys to the challenger as
+Lichess's sentences and reads any other key as ``generic``), plus a sentence for the log. Checks go
+from the most permanent reason to the most passing one, so a challenger is told ``later`` only when
+the challenge would be accepted at a quieter moment, and a challenge declined only for want of a
+free slot says so (:attr:`Decision.waits_for_slot`): the runner may keep it until a game ends.
+Neither server has a key for a rating out of bounds or a name off the allow list: those are
+``generic``. No I/O here: the :class:`Load` carries what the runner counted.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ class Decision:
     accept: bool
     reason: str | None      # the decline reason key; None when accepted
     why: str                # for the log
+    waits_for_slot: bool = False    # declined only because every slot is taken
 
     @classmethod
     def accepted(cls) -> Decision:
@@ -34,10 +39,22 @@ class Decision:
         return cls(False, reason, why)
 
 
-def decide(settings: ChallengeSettings, challenge: Challenge, active_games: int) -> Decision:
-    """Accept or decline ``challenge`` while ``active_games`` games are being played."""
-    if challenge.challenger.lower() in {name.lower() for name in settings.block_list}:
+@dataclass(frozen=True)
+class Load:
+    """What the bot is doing as a challenge comes: the part of a decision that changes by the minute."""
+    active_games: int = 0                       # played, or accepted and about to start
+    games_with_challenger: int = 0              # of those, against this challenger
+    games_with_challenger_last_hour: int = 0    # accepted from this challenger in the last hour
+    recent_challenges_from_challenger: int = 0  # received before this one, within recent_bot_challenge_age_s
+
+
+def decide(settings: ChallengeSettings, challenge: Challenge, load: Load) -> Decision:
+    """Accept or decline ``challenge`` under ``load``."""
+    name = challenge.challenger.lower()
+    if name in {blocked.lower() for blocked in settings.block_list}:
         return Decision.declined("generic", f"{challenge.challenger} is on the block list")
+    if settings.allow_list and name not in {allowed.lower() for allowed in settings.allow_list}:
+        return Decision.declined("generic", f"{challenge.challenger} is not on the allow list")
     if challenge.variant not in settings.variants:
         return Decision.declined("variant", f"variant {challenge.variant} is not played")
     problem = KnightmateBoard.start_position_problem(challenge.initial_fen)
@@ -53,9 +70,41 @@ def decide(settings: ChallengeSettings, challenge: Challenge, active_games: int)
         return Decision.declined("noBot", "bots are not accepted")
     if not challenge.challenger_is_bot and not settings.accept_humans:
         return Decision.declined("onlyBot", "only bots are accepted")
-    if active_games >= settings.concurrency:
-        return Decision.declined("later", f"already playing {active_games} of {settings.concurrency} games")
-    return Decision.accepted()
+    return _rating(settings, challenge) or _load(settings, challenge, load) or Decision.accepted()
+
+
+def _rating(settings: ChallengeSettings, challenge: Challenge) -> Decision | None:
+    low, high = settings.min_rating, settings.max_rating
+    if low is None and high is None:
+        return None
+    rating = challenge.challenger_rating
+    if rating is None:
+        return Decision.declined("generic", "the challenger's rating is not known and the rating is bounded")
+    if (low is not None and rating < low) or (high is not None and rating > high):
+        bounds = f"{low if low is not None else ''}..{high if high is not None else ''}"
+        return Decision.declined("generic", f"rating {rating} is outside {bounds}")
+    return None
+
+
+def _load(settings: ChallengeSettings, challenge: Challenge, load: Load) -> Decision | None:
+    """The passing reasons, all ``later``; the free slot last, so that waiting for one is worth it."""
+    limit = settings.max_games_per_opponent
+    if limit is not None and load.games_with_challenger >= limit:
+        return Decision.declined("later", f"already playing {load.games_with_challenger} game(s) against "
+                                          f"{challenge.challenger}, the most at once")
+    limit = settings.max_games_per_opponent_per_hour
+    if limit is not None and load.games_with_challenger_last_hour >= limit:
+        return Decision.declined("later", f"{load.games_with_challenger_last_hour} game(s) against "
+                                          f"{challenge.challenger} in the last hour, the most per hour")
+    limit = settings.max_recent_bot_challenges
+    if challenge.challenger_is_bot and limit is not None and load.recent_challenges_from_challenger >= limit:
+        return Decision.declined("later", f"{load.recent_challenges_from_challenger} challenge(s) from the bot "
+                                          f"{challenge.challenger} in the last "
+                                          f"{settings.recent_bot_challenge_age_s:g} s")
+    if load.active_games >= settings.concurrency:
+        return Decision(False, "later", f"already playing {load.active_games} of {settings.concurrency} games",
+                        waits_for_slot=True)
+    return None
 
 
 def _time_control(settings: ChallengeSettings, challenge: Challenge) -> Decision | None:

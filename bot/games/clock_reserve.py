@@ -24,6 +24,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from bot.engine import Limits
+from bot.metrics import MOVE_LATENCY_SECONDS
 
 #: Under the reserve, the engine is shown this part of the clock that is left.
 LOW_CLOCK_DIVISOR = 20
@@ -81,7 +82,9 @@ class EchoLatency:
     def seen(self, plies: int, at: float) -> None:
         """The server showed a game of *plies* plies at *at*: the echo of our move, if it holds it."""
         if self._pending is not None and plies > self._pending[0]:
-            self._echoes_ms.append(max(0, int((at - self._pending[1]) * 1000)))
+            echo_ms = max(0, int((at - self._pending[1]) * 1000))
+            self._echoes_ms.append(echo_ms)
+            MOVE_LATENCY_SECONDS.observe(echo_ms / 1000)
             self._pending = None
 
     @property

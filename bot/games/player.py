@@ -54,6 +54,7 @@ from bot.games.printable import printable
 from bot.games.record import Game, Result
 from bot.games.round_fallback import RoundReader, disagreement, full_from_setup, setup_of, state_from_round
 from bot.games.storage import StateFile, write_pgn
+from bot.metrics import ERRORS, MOVES_POSTED, THINK_SECONDS
 from bot.remote.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
 from bot.remote.events import ChatLine, GameEnded, GameFull, GameState, GameStreamEvent, KeepAlive, RoundBoard
 from bot.thinking.search_pool import ponder_line
@@ -343,7 +344,13 @@ class GamePlayer:
 
     def _greet(self) -> None:
         if self.settings.game.greeting and self.game.ply < 2 and self.game.opponent is not None:
-            self._chat(self.settings.game.greeting)
+            self._chat(self._filled_in(self.settings.game.greeting))
+
+    def _filled_in(self, template: str) -> str:
+        """A greeting or goodbye with its placeholders filled in (the config checked it names no others)."""
+        opponent = self.game.opponent
+        return template.format(opponent=opponent.name if opponent is not None else "?",
+                               me=self.game.username, engine=self.searcher.name)
 
     # -- our move --------------------------------------------------------------------------------
 
@@ -385,6 +392,7 @@ class GamePlayer:
             result: SearchResult | None = done.future.result()
         except Exception as error:
             log.error("game %s: engine failed (%r); playing a fallback move", self.game_id, error)
+            ERRORS.labels(kind="engine").inc()
             result = None
         move = game.legal_move(game.board.uci(result.move)) if result is not None and result.move else None
         if result is not None and move is None:
@@ -408,6 +416,9 @@ class GamePlayer:
                                         send_by=game.must_move_by())
         if outcome is MoveOutcome.LANDED:
             game.note_own_move(move, clock_ms, posted_at)
+            MOVES_POSTED.inc()
+            if result is not None and not result.from_book:
+                THINK_SECONDS.observe(result.time_ms / 1000)
             if offer:
                 game.draw_offered_at = ply
                 log.info("game %s: offering a draw with this move", self.game_id)
@@ -544,7 +555,7 @@ class GamePlayer:
         self.on_done(self.game_id, result)
         # No goodbye to a game that never counted: an aborted game may be gone from the server already.
         if self.settings.game.goodbye and lost is None and game.state is not None and not game.aborted:
-            self._chat(self.settings.game.goodbye)
+            self._chat(self._filled_in(self.settings.game.goodbye))
 
     def _ask_how_it_ended(self) -> None:
         """The stream ended the game without a word on how (pychess): ask the server, once per game."""

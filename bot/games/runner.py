@@ -5,7 +5,11 @@ not re-send ``gameStart`` to a bot that restarts quickly). The event stream runs
 and touches the heartbeat file on every line, keep-alives included; an event the runner fails on
 is logged and skipped, never a reason to reopen the stream. Challenges are answered on a single
 helper thread so an HTTP pause on ``accept`` never stalls the stream, and a challenge the runner
-fails to decide on is declined, not left unanswered. A ``gameStart`` for a game already being
+fails to decide on is declined, not left unanswered. A challenge declined only for want of a free
+slot waits for one up to ``challenge.wait_for_slot_s`` (none by default: ``later`` at once); the
+waiting ones get the slots games free in the order ``challenge.sort_by`` names, each decided again
+then (the limits per opponent may have moved), and the rest are declined ``later`` when their time
+is up or the bot stops. A ``gameStart`` for a game already being
 played is ignored: one game, one player; one beyond ``challenge.concurrency`` waits in a queue
 until a game ends (see :meth:`Runner._start_player`). An accepted challenge whose ``gameStart``
 never comes is played all the same, under the challenge's id (see :data:`MISSING_GAME_START_S`).
@@ -29,12 +33,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import chess
+
 from bot.config import Settings
 from bot.games.challenges import Decision, decide
+from bot.games.encounters import Encounters
 from bot.games.player import GamePlayer
 from bot.games.printable import printable
 from bot.games.record import Result
 from bot.games.storage import StateFile, touch
+from bot.metrics import CHALLENGES, ERRORS, GAMES_ACTIVE, GAMES_FINISHED, GAMES_STARTED, game_result
 from bot.remote.client import Client, ClientError
 from bot.remote.events import Challenge, ChallengeReceived, EventStreamEvent, GameStarted, ServerShutdown
 from bot.thinking.sources import MoveSource, MoveSources
@@ -53,6 +61,8 @@ MISSING_GAME_START_S = 8.0
 FINISHED_GAMES_KEPT = 1000
 #: Games started beyond ``challenge.concurrency`` that wait for a free slot; more are not played.
 MAX_QUEUED_GAMES = 20
+#: Challenges kept waiting for a free slot (``challenge.wait_for_slot_s``); more are declined ``later`` at once.
+MAX_WAITING_CHALLENGES = 20
 #: How long shutdown waits for threads before returning anyway.
 SHUTDOWN_GRACE_S = 5.0
 
@@ -78,6 +88,9 @@ class Runner:
         self._queued: list[str] = []     # games started beyond challenge.concurrency, oldest first
         self._lock = threading.Lock()
         self._answers = ThreadPoolExecutor(max_workers=1, thread_name_prefix="challenges")
+        self._encounters = Encounters(settings.challenge.recent_bot_challenge_age_s)
+        #: Challenges waiting for a free slot, with the time each came; the answers thread's alone.
+        self._waiting: list[tuple[float, Challenge]] = []
         self._done: dict[str, Result | None] = {}
         self._done_changed = threading.Condition(self._lock)
         self.finishing = threading.Event()   # stopping after the current games
@@ -142,6 +155,8 @@ class Runner:
         events.start()
         while not stop.wait(0.5):
             self._play_missing_game_starts()
+            if self._waiting:
+                self._serve_waiting_soon()
             if (finish is not None and finish.is_set()) or stop_file.exists():
                 stop_file.unlink(missing_ok=True)
                 self.finish_games()
@@ -177,9 +192,13 @@ class Runner:
             log.info("waiting up to %g s for %d finished game(s) to say goodbye", SHUTDOWN_GRACE_S, len(leaving))
         for player in leaving:
             player.join_play(max(0.0, deadline - time.monotonic()))
+        if self._waiting:
+            self._decline_waiting_before(deadline)
         self.client.close()
         with self._lock:
-            players = list(self._players.values())
+            # Left, to go on after the next start: no longer active, nor counted again if one ends now.
+            players, self._players = list(self._players.values()), {}
+        GAMES_ACTIVE.dec(len(players))
         for player in players:
             player.stop()
         for player in players:
@@ -202,6 +221,7 @@ class Runner:
                     self._on_event_logged(event)
                 return
             except Exception:  # a bug in the client's reader: log it, and reopen with backoff
+                ERRORS.labels(kind="bug").inc()
                 delay = backoff.next_delay()
                 log.exception("event stream reader failed; reopening it in %.1f s", delay)
                 if self.client.stop.wait(delay):
@@ -213,6 +233,7 @@ class Runner:
         try:
             self._on_event(event)
         except Exception:
+            ERRORS.labels(kind="bug").inc()
             log.exception("handling %s failed; skipped", type(event).__name__)
 
     def _on_event(self, event: EventStreamEvent) -> None:
@@ -228,21 +249,90 @@ class Runner:
         what = f"challenge {challenge.id}"
         try:
             what = _describe(challenge)
-            if self.finishing.is_set():
-                decision = Decision.declined("later", "the bot stops after its current games")
-            else:
-                decision = decide(self.settings.challenge, challenge, self.active_games())
+            decision = self._decide(challenge)
+            with self._lock:
+                self._encounters.challenged(challenge, time.monotonic())
         except Exception:   # a bug must not leave the challenger waiting for an answer
+            ERRORS.labels(kind="bug").inc()
             log.exception("%s: cannot decide on it (a bug); declining it", what)
             decision = Decision.declined("generic", "the bot failed to decide")
+        if (decision.waits_for_slot or (decision.accept and self._waiting)) and self._wait_for_slot(challenge):
+            log.info("%s: waits for a free slot (%s)", what, printable(decision.why))
+            self._serve_waiting()
+            return
+        self._send(challenge, decision, what)
+
+    def _decide(self, challenge: Challenge) -> Decision:
+        if self.finishing.is_set():
+            return Decision.declined("later", "the bot stops after its current games")
+        now = time.monotonic()
+        with self._lock:
+            load = self._encounters.load(challenge, self._active_game_ids(now), now)
+        return decide(self.settings.challenge, challenge, load)
+
+    def _wait_for_slot(self, challenge: Challenge) -> bool:
+        """Keeps the challenge until a slot frees, if the settings let it wait and the queue has room."""
+        if self.settings.challenge.wait_for_slot_s <= 0 or len(self._waiting) >= MAX_WAITING_CHALLENGES:
+            return False
+        self._waiting.append((time.monotonic(), challenge))
+        return True
+
+    def _serve_waiting(self) -> None:
+        """On the answers thread: declines the waiting challenges whose time is up, and gives each free
+        slot to the next one in ``challenge.sort_by`` order, decided again."""
+        now = time.monotonic()
+        patience_s = self.settings.challenge.wait_for_slot_s
+        expired = [challenge for since, challenge in self._waiting if now - since >= patience_s]
+        self._waiting = [(since, challenge) for since, challenge in self._waiting if now - since < patience_s]
+        for challenge in expired:
+            self._send(challenge, Decision.declined("later", f"no slot came free within {patience_s:g} s"),
+                       _describe(challenge))
+        while self._waiting and (self.finishing.is_set() or self.active_games() < self.settings.challenge.concurrency):
+            since, challenge = min(self._waiting, key=self._waiting_order)
+            self._waiting.remove((since, challenge))
+            decision = self._decide(challenge)
+            if decision.waits_for_slot:     # taken meanwhile (a game the server started unasked)
+                self._waiting.append((since, challenge))
+                return
+            self._send(challenge, decision, _describe(challenge))
+
+    def _serve_waiting_soon(self) -> None:
+        """Has the answers thread look at the waiting challenges (a slot may be free, a wait over)."""
+        try:
+            self._answers.submit(self._serve_waiting)
+        except RuntimeError:    # shut down: the waiting challenges were answered then
+            pass
+
+    def _waiting_order(self, waiting: tuple[float, Challenge]) -> tuple[float, float]:
+        since, challenge = waiting
+        if self.settings.challenge.sort_by == "best":
+            rating = challenge.challenger_rating
+            return (-rating if rating is not None else 1.0, since)   # the best first, unrated last
+        return (since, 0.0)
+
+    def _decline_waiting_before(self, deadline: float) -> None:
+        """At shutdown: the waiting challenges are declined ``later`` on the answers thread, which owns them."""
+        def decline_all() -> None:
+            waiting, self._waiting = self._waiting, []
+            for _, challenge in waiting:
+                self._send(challenge, Decision.declined("later", "the bot is stopping"), _describe(challenge))
+        try:
+            self._answers.submit(decline_all).result(timeout=max(0.0, deadline - time.monotonic()))
+        except (TimeoutError, RuntimeError):     # RuntimeError: the executor is already shut down
+            log.warning("challenges still waiting for a slot are left unanswered: the stop came first")
+
+    def _send(self, challenge: Challenge, decision: Decision, what: str) -> None:
         try:
             if decision.accept:
                 with self._lock:
                     self._pending[challenge.id] = time.monotonic()
+                    self._encounters.accepted(challenge, time.monotonic())
                 self.client.accept(challenge.id)
+                CHALLENGES.labels(decision="accepted", reason="none").inc()
                 log.info("%s: accepted", what)
             else:
                 self.client.decline(challenge.id, decision.reason or "generic")
+                CHALLENGES.labels(decision="declined", reason=decision.reason or "generic").inc()
                 log.info("%s: declined (%s): %s", what, decision.reason, printable(decision.why))
         except Exception as error:  # ClientError, or a bug: either way the future would swallow it
             with self._lock:
@@ -272,8 +362,12 @@ class Runner:
     def active_games(self) -> int:
         now = time.monotonic()
         with self._lock:
-            self._pending = {key: at for key, at in self._pending.items() if now - at < PENDING_ACCEPT_S}
-            return len(self._players) + len(self._pending)
+            return len(self._active_game_ids(now))
+
+    def _active_game_ids(self, now: float) -> set[str]:
+        """The games played, and the accepted challenges whose game may still start; with the lock held."""
+        self._pending = {key: at for key, at in self._pending.items() if now - at < PENDING_ACCEPT_S}
+        return set(self._players) | set(self._pending)
 
     # -- games -----------------------------------------------------------------------------------
 
@@ -299,6 +393,8 @@ class Runner:
             # Started before the lock goes: shutdown joins every player it can see.
             self.state.add(game_id)
             player.start()
+            GAMES_STARTED.inc()
+            GAMES_ACTIVE.inc()
 
     def _queue(self, game_id: str) -> None:
         """Called with the lock held."""
@@ -325,12 +421,19 @@ class Runner:
                 self._leaving.append(player)
             engine = self._game_engines.pop(game_id, None)
             self._done[game_id] = result
+            if player is not None:
+                GAMES_ACTIVE.dec()
+                color = player.game.color
+                GAMES_FINISHED.labels(result=game_result(result.result if result is not None else "*",
+                                                         None if color is None else color == chess.WHITE)).inc()
             while len(self._done) > FINISHED_GAMES_KEPT:   # the bot runs for weeks
                 del self._done[next(iter(self._done))]
             self._done_changed.notify_all()
             waiting = self._queued.pop(0) if self._queued else None
         if engine is not None:
             engine.close()
+        if self._waiting:
+            self._serve_waiting_soon()
         if waiting is not None:
             log.info("game %s: a game ended; playing it now", waiting)
             self._start_player(waiting)

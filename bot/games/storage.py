@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bot.metrics import ERRORS
+
 log = logging.getLogger(__name__)
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -135,6 +137,7 @@ def write_pgn(directory: str | os.PathLike[str], game_id: str, text: str) -> Pat
         write_atomically(path, text)
     except OSError as error:
         log.error("cannot write PGN %s: %s", path, error)
+        ERRORS.labels(kind="storage").inc()
         return None
     return path
 

@@ -48,6 +48,7 @@ from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from bot.config import Secret, ServerSettings
 from bot.dialect import Dialect
+from bot.metrics import ERRORS, STREAM_RECONNECTS, http_error_kind
 from bot.remote.events import EventStreamEvent, GameStreamEvent, ReportedResult, RoundBoard
 from bot.remote.round_socket import RoundSocketError, read_round_board, round_socket_url
 from bot.remote.wire import MalformedLine, is_plain_id, parse_event_line, parse_game_line
@@ -487,15 +488,20 @@ class Client:
                 raise ClientError(f"{endpoint}: stopped")
         raise AssertionError("unreachable")
 
-    def _failure(self, endpoint: str, error: Exception) -> _Failure:
-        """Classifies an exception; a 429 pauses the endpoint here, once, for every caller."""
+    def _failure(self, endpoint: str, error: Exception, *, counted: bool = True) -> _Failure:
+        """Classifies an exception (and counts it, unless the bot caused it itself); a 429 pauses the
+        endpoint here, once, for every caller."""
         if isinstance(error, ResponseError):
             response = error.response
             retry_after = _retry_after(response.headers.get("Retry-After"))
             if response.status_code == 429:
                 self.rate_limits.pause(endpoint, retry_after or self.settings.rate_limit_pause_s)
+            if counted:
+                ERRORS.labels(kind=http_error_kind(response.status_code)).inc()
             return _Failure(response.status_code, retry_after, False, f"HTTP {response.status_code}")
         cause = error.error if isinstance(error, ApiError) and not isinstance(error, ResponseError) else error
+        if counted:
+            ERRORS.labels(kind=http_error_kind(None)).inc()
         return _Failure(None, None, _maybe_sent(cause), type(cause).__name__)
 
     # -- streams ---------------------------------------------------------------------------------
@@ -581,7 +587,8 @@ class Client:
                     yield line
                 reason = "closed by the server"
             except (ResponseError, ApiError, requests.RequestException) as error:
-                failure = self._failure(plan.endpoint, error)
+                # A stream this client cut on purpose (to read a game again) is no failure to count.
+                failure = self._failure(plan.endpoint, error, counted=stream is None or not stream.interrupted)
                 if plan.lost_on_404 and failure.status == 404:
                     raise GameStreamLost(f"{plan.label}: the server does not know it (404)", 404) from None
                 reason = failure.text
@@ -600,6 +607,7 @@ class Client:
                 raise GameStreamLost(f"{plan.label}: could not be reopened for {now - failing_since:.0f} s ({reason})")
             delay = plan.backoff.next_delay()
             log.warning("%s %s; reopening in %.1f s", plan.label, reason, delay)
+            STREAM_RECONNECTS.labels(stream=plan.endpoint.removeprefix("stream_")).inc()
             if refused and plan.on_refused is not None:
                 plan.on_refused(reason)
             if plan.stop.wait(delay):
@@ -627,11 +635,13 @@ def _parsed(parse: Callable[[Dialect, bytes], E], dialect: Dialect, line: bytes 
     """One line parsed, or ``None`` (and a log line) when it is malformed: never the end of a stream."""
     if line is None:
         log.warning("%s: skipped malformed line: longer than %d bytes", label, MAX_LINE_BYTES)
+        ERRORS.labels(kind="malformed_line").inc()
         return None
     try:
         return parse(dialect, line)
     except MalformedLine as error:
         log.warning("%s: skipped malformed line %s", label, error)
+        ERRORS.labels(kind="malformed_line").inc()
         return None
 
 

@@ -29,6 +29,7 @@ class Challenge:
     base_ms: int | None          # clock games only
     increment_ms: int | None
     initial_fen: str | None      # None: the standard start, or not told (pychess)
+    challenger_rating: int | None = None   # None: not told, or not a plausible rating
 
 
 @dataclass(frozen=True)

@@ -239,6 +239,7 @@ def _challenge(dialect: Dialect, data: Mapping[str, Any]) -> Challenge:
         base_ms=base_ms,
         increment_ms=increment_ms,
         initial_fen=_start_fen(fen),
+        challenger_rating=_rating(challenger.get("rating")),
     )
 
 
@@ -316,15 +317,20 @@ def _game_full(dialect: Dialect, data: Mapping[str, Any]) -> GameFull:
 
 def _player(data: Mapping[str, Any]) -> Player:
     name = data.get("name") or data.get("id") or ("AI level " + str(data["aiLevel"]) if "aiLevel" in data else "?")
-    rating = data.get("rating")
     return Player(
         name=str(name),
         id=str(data["id"]) if data.get("id") else None,
         title=str(data["title"]) if data.get("title") else None,
-        # A rating is only shown: an odd one is dropped, not a reason to refuse the whole line.
-        rating=round(rating) if isinstance(rating, int | float) and not isinstance(rating, bool)
-        and 0 <= rating <= MAX_RATING else None,
+        rating=_rating(data.get("rating")),
     )
+
+
+def _rating(value: Any) -> int | None:
+    """A player's rating, or None: an odd one is dropped, not a reason to refuse the whole line (a
+    challenge without a rating is one the rating bounds decline, see :mod:`bot.games.challenges`)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_RATING:
+        return None
+    return round(value)
 
 
 def _game_state(dialect: Dialect, data: Mapping[str, Any]) -> GameState:

@@ -46,6 +46,7 @@ import chess
 
 from bot.engine import Engine, Limits, Ponder, SearchResult
 from bot.engine.book import BookError, OpeningBook
+from bot.metrics import ENGINE_RESTARTS
 from variant import KnightmateBoard
 
 log = logging.getLogger(__name__)
@@ -496,6 +497,7 @@ class SearchPool:
             if not self._closed:
                 log.error("search worker %s died (exit code %s); it starts again for the next search",
                           process.pid, process.exitcode)
+                ENGINE_RESTARTS.inc()
                 self._dispatch_waiting()
         for job in lost:
             if not job.future.done():

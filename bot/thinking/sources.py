@@ -41,6 +41,7 @@ from bot.config import ConfigError, EngineSettings
 from bot.engine import Limits, SearchResult, build
 from bot.engine.clock import budget
 from bot.engine.external import engine_board, knightmate_refusal
+from bot.metrics import ENGINE_RESTARTS
 from bot.thinking.search_pool import SearchPool
 from variant import KnightmateBoard
 
@@ -308,6 +309,7 @@ class UciMoveSource:
         self._process = None
         if not self._closed:
             log.warning("game %s: the engine %s; starting it again", self.game_id, why)
+            ENGINE_RESTARTS.inc()
             self._engine_task()
 
     async def _ready(self) -> chess.engine.UciProtocol:

@@ -93,6 +93,19 @@ def test_unknown_section_is_named_in_the_error() -> None:
     ({"server": {"dialect": "fics"}}, "server.dialect"),
     ({"bot": {"log_level": "LOUD"}}, "bot.log_level"),
     ({"game": {"pgn_dir": ""}}, "game.pgn_dir"),
+    ({"challenge": {"allow_list": "alice"}}, "challenge.allow_list"),
+    ({"challenge": {"min_rating": -1}}, "challenge.min_rating"),
+    ({"challenge": {"max_rating": 1500.5}}, "challenge.max_rating"),
+    ({"challenge": {"min_rating": 2000, "max_rating": 1500}}, "challenge.min_rating"),
+    ({"challenge": {"max_games_per_opponent": 0}}, "challenge.max_games_per_opponent"),
+    ({"challenge": {"max_games_per_opponent_per_hour": "3"}}, "challenge.max_games_per_opponent_per_hour"),
+    ({"challenge": {"max_recent_bot_challenges": 0}}, "challenge.max_recent_bot_challenges"),
+    ({"challenge": {"recent_bot_challenge_age_s": 0}}, "challenge.recent_bot_challenge_age_s"),
+    ({"challenge": {"sort_by": "rating"}}, "challenge.sort_by"),
+    ({"challenge": {"wait_for_slot_s": -1}}, "challenge.wait_for_slot_s"),
+    ({"game": {"greeting": "Hi {name}!"}}, "game.greeting"),
+    ({"game": {"goodbye": "GG {opponent"}}, "game.goodbye"),
+    ({"game": {"goodbye": "{opponent.__class__}"}}, "game.goodbye"),
 ])
 
 
@@ -257,3 +270,20 @@ def test_a_file_that_is_no_polyglot_book_is_refused_at_start(tmp_path: Path) -> 
     not_a_book.write_text("not a book\n")
     with pytest.raises(ConfigError, match="engine.book: not a Polyglot book"):
         parse_settings({"engine": {"book": str(not_a_book)}})
+
+
+def test_greeting_and_goodbye_may_name_the_opponent_the_bot_and_the_engine() -> None:
+    game = parse_settings({"game": {"greeting": "Hi {opponent}, {me} plays with {engine} {{ok}}",
+                                    "goodbye": ""}}).game
+    assert game.greeting.format(opponent="alice", me="mybot", engine="x") == "Hi alice, mybot plays with x {ok}"
+
+
+def test_an_unknown_placeholder_is_named_with_the_known_ones() -> None:
+    with pytest.raises(ConfigError, match=r"unknown placeholder \{name\} \(known: \{opponent\}, \{me\}, \{engine\}\)"):
+        parse_settings({"game": {"greeting": "Hi {name}!"}})
+
+
+@pytest.mark.parametrize("port", [0, 65536, "9464", True, 80.5])
+def test_a_bad_metrics_port_is_one_line_naming_the_key(port: object) -> None:
+    with pytest.raises(ConfigError, match=r"^bot\.metrics_port: expected a port number from 1 to 65535"):
+        parse_settings({"bot": {"metrics_port": port}})

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from bot.config import ChallengeSettings
-from bot.games.challenges import decide
+from bot.games.challenges import Load, decide
 from bot.remote.events import Challenge
 from variant import STARTING_FEN, KnightmateBoard
 
@@ -17,9 +17,11 @@ KNIGHTMATE_3_2 = Challenge(id="c1", challenger="Alice", challenger_is_bot=False,
 DEFAULTS = ChallengeSettings()
 
 
-def reason(challenge: Challenge, settings: ChallengeSettings = DEFAULTS, active: int = 0) -> str | None:
-    decision = decide(settings, challenge, active)
+def reason(challenge: Challenge, settings: ChallengeSettings = DEFAULTS, active: int = 0,
+           load: Load | None = None) -> str | None:
+    decision = decide(settings, challenge, load if load is not None else Load(active_games=active))
     assert decision.accept == (decision.reason is None)
+    assert not decision.waits_for_slot or decision.reason == "later"
     return decision.reason
 
 
@@ -102,3 +104,57 @@ def test_at_the_limit_an_unacceptable_challenge_gets_its_own_reason_not_later() 
 
 def test_blocked_challenger_is_declined_whatever_the_case_of_the_name() -> None:
     assert reason(KNIGHTMATE_3_2, ChallengeSettings(block_list=("alice",))) == "generic"
+
+
+def test_only_names_on_the_allow_list_may_challenge_whatever_the_case() -> None:
+    settings = ChallengeSettings(allow_list=("ALICE", "bob"))
+    assert reason(KNIGHTMATE_3_2, settings) is None
+    assert reason(replace(KNIGHTMATE_3_2, challenger="carol"), settings) == "generic"
+    assert reason(replace(KNIGHTMATE_3_2, challenger="carol"), ChallengeSettings()) is None  # empty: anyone
+
+
+def test_the_block_list_wins_over_the_allow_list() -> None:
+    assert reason(KNIGHTMATE_3_2, ChallengeSettings(allow_list=("alice",), block_list=("alice",))) == "generic"
+
+
+@pytest.mark.parametrize(("rating", "expected"), [
+    (1199, "generic"), (1200, None), (1800, None), (1801, "generic"), (None, "generic"),
+])
+def test_the_challengers_rating_must_be_within_the_bounds(rating: int | None, expected: str | None) -> None:
+    settings = ChallengeSettings(min_rating=1200, max_rating=1800)
+    assert reason(replace(KNIGHTMATE_3_2, challenger_rating=rating), settings) == expected
+
+
+def test_one_rating_bound_alone_bounds_one_side_and_no_bound_accepts_the_unrated() -> None:
+    assert reason(replace(KNIGHTMATE_3_2, challenger_rating=3000), ChallengeSettings(min_rating=1200)) is None
+    assert reason(replace(KNIGHTMATE_3_2, challenger_rating=900), ChallengeSettings(min_rating=1200)) == "generic"
+    assert reason(replace(KNIGHTMATE_3_2, challenger_rating=None)) is None
+
+
+def test_games_at_once_against_one_opponent_are_limited_with_later() -> None:
+    settings = ChallengeSettings(concurrency=4, max_games_per_opponent=2)
+    assert reason(KNIGHTMATE_3_2, settings, load=Load(active_games=2, games_with_challenger=1)) is None
+    decision = decide(settings, KNIGHTMATE_3_2, Load(active_games=2, games_with_challenger=2))
+    assert (decision.reason, decision.waits_for_slot) == ("later", False)   # a free slot would not help
+
+
+def test_games_per_hour_against_one_opponent_are_limited_with_later() -> None:
+    settings = ChallengeSettings(max_games_per_opponent_per_hour=3)
+    assert reason(KNIGHTMATE_3_2, settings, load=Load(games_with_challenger_last_hour=2)) is None
+    assert reason(KNIGHTMATE_3_2, settings, load=Load(games_with_challenger_last_hour=3)) == "later"
+
+
+def test_recent_challenges_are_limited_for_bots_only() -> None:
+    settings = ChallengeSettings(max_recent_bot_challenges=2)
+    busy = Load(recent_challenges_from_challenger=2)
+    assert reason(replace(KNIGHTMATE_3_2, challenger_is_bot=True), settings, load=busy) == "later"
+    assert reason(replace(KNIGHTMATE_3_2, challenger_is_bot=True), settings,
+                  load=Load(recent_challenges_from_challenger=1)) is None
+    assert reason(KNIGHTMATE_3_2, settings, load=busy) is None     # a human
+
+
+def test_only_the_want_of_a_free_slot_lets_a_challenge_wait() -> None:
+    full = decide(ChallengeSettings(concurrency=1), KNIGHTMATE_3_2, Load(active_games=1))
+    assert (full.reason, full.waits_for_slot) == ("later", True)
+    blocked = decide(ChallengeSettings(concurrency=1, allow_list=("bob",)), KNIGHTMATE_3_2, Load(active_games=1))
+    assert (blocked.reason, blocked.waits_for_slot) == ("generic", False)

@@ -78,11 +78,11 @@ def test_with_pondering_off_the_player_never_asks_for_it(tmp_path: Path) -> None
 # Chat after the end: nothing to a game that was aborted or whose chat the server has closed.
 
 def chats_of_a_game_ending(tmp_path: Path, status: str, *, greeting: str = "", chat_status: int | None = None,
-                           winner: str | None = None) -> list[str]:
+                           winner: str | None = None, goodbye: str = "good game") -> list[str]:
     """The chat lines the player tries to post in a game that ends with *status* after the bot's first move."""
     client = ScriptedGameClient([MoveOutcome.LANDED], after_interrupt=game_full(()))
     client.chat_status = chat_status
-    player, done = run_player(client, tmp_path, greeting=greeting, goodbye="good game")
+    player, done = run_player(client, tmp_path, greeting=greeting, goodbye=goodbye)
     client.lines.put(game_full(()))
     client.wait(posts=1, interrupts=0)
     client.lines.put(GameState(("e2e3",), 60_000, 60_000, 0, 0, status, winner=winner))
@@ -93,6 +93,12 @@ def chats_of_a_game_ending(tmp_path: Path, status: str, *, greeting: str = "", c
 
 def test_a_finished_game_gets_its_goodbye(tmp_path: Path) -> None:
     assert chats_of_a_game_ending(tmp_path, "resign", winner="white") == ["good game"]
+
+
+def test_greeting_and_goodbye_name_the_opponent_the_bot_and_the_engine(tmp_path: Path) -> None:
+    chats = chats_of_a_game_ending(tmp_path, "resign", winner="white", greeting="Hi {opponent}, {me} here ({engine})",
+                                   goodbye="Thanks, {opponent}! {{gg}}")
+    assert chats == ["Hi alice, mybot here (the one-move engine)", "Thanks, alice! {gg}"]
 
 
 def test_an_aborted_game_gets_no_goodbye(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ cannot decide on, a failing event stream, and games beyond ``challenge.concurren
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue
 import threading
@@ -109,6 +110,8 @@ class ScriptedClient:
 class NoEngine:
     """A game engine that cannot take a search: the player answers with a fallback move."""
 
+    name = "no engine"
+
     def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: object) -> None:
         raise RuntimeError("no engine in this test")
 
@@ -158,9 +161,11 @@ class SlowChatClient(ScriptedClient):
 
 
 def make_runner(tmp_path: Path, *, concurrency: int = 1, fail_events: bool = False, goodbye: str = "",
-                client_type: type[ScriptedClient] = ScriptedClient) -> tuple[Runner, ScriptedClient, threading.Thread]:
+                client_type: type[ScriptedClient] = ScriptedClient,
+                challenge: ChallengeSettings | None = None) -> tuple[Runner, ScriptedClient, threading.Thread]:
     server = ServerSettings(url="http://127.0.0.1:1", dialect="lichess", backoff_initial_s=0.05, backoff_max_s=1.0)
-    settings = Settings(server=server, challenge=ChallengeSettings(concurrency=concurrency),
+    challenge = challenge if challenge is not None else ChallengeSettings(concurrency=concurrency)
+    settings = Settings(server=server, challenge=challenge,
                         game=GameSettings(pgn_dir=str(tmp_path / "games"), state_file=str(tmp_path / "state.json"),
                                           greeting="", goodbye=goodbye),
                         bot=BotSettings(heartbeat_file=str(tmp_path / "heartbeat")))
@@ -178,7 +183,56 @@ def stop(runner: Runner, client: ScriptedClient, thread: threading.Thread) -> No
     thread.join(5)
 
 
+class Heard(logging.Handler):
+    """Sets :attr:`event` when log records have said *words* *times* times."""
+
+    def __init__(self, words: str, times: int = 1) -> None:
+        super().__init__()
+        self.words = words
+        self.times = times
+        self.event = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.words in record.getMessage():
+            self.times -= 1
+            if self.times <= 0:
+                self.event.set()
+
+
 CHALLENGE = Challenge("c1", "alice", False, "knightmate", False, "clock", 60_000, 0, None)
+
+
+def rated(challenge_id: str, rating: int | None) -> Challenge:
+    return dataclasses.replace(CHALLENGE, id=challenge_id, challenger=f"player-{challenge_id}",
+                               challenger_rating=rating)
+
+
+@pytest.mark.parametrize(("sort_by", "first_served"), [("best", "high"), ("first", "low")])
+def test_challenges_waiting_for_a_slot_get_it_in_sort_by_order_and_the_rest_later_at_shutdown(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, sort_by: str, first_served: str) -> None:
+    caplog.set_level(logging.INFO, logger="bot")
+    policy = ChallengeSettings(concurrency=1, wait_for_slot_s=60, sort_by=sort_by)
+    runner, client, thread = make_runner(tmp_path, challenge=policy)
+    client.game("g1").put(full_as_black("g1"))
+    client.events_queue.put(GameStarted("g1"))
+    assert client.wait_for(lambda: "g1" in client.streams_opened)
+    waiting = Heard("waits for a free slot", times=3)
+    logging.getLogger("bot.games.runner").addHandler(waiting)
+    try:
+        for challenge in (rated("low", 1200), rated("none", None), rated("high", 2000)):
+            client.events_queue.put(ChallengeReceived(challenge))
+        assert waiting.event.wait(10)
+    finally:
+        logging.getLogger("bot.games.runner").removeHandler(waiting)
+    assert client.answers == []
+    client.game("g1").put(GameEnded())
+    runner.wait_game_done("g1", timeout=10)
+    assert client.wait_for(lambda: client.answers)
+    assert client.answers == [(first_served, "accept", "")]
+    runner.shutdown()
+    thread.join(5)
+    assert sorted(client.answers[1:]) == sorted((cid, "decline", "later") for cid in ("low", "none", "high")
+                                                if cid != first_served)
 
 
 def test_a_challenge_the_runner_cannot_decide_on_is_declined_and_the_bug_logged(
@@ -264,17 +318,6 @@ def test_a_late_game_start_for_a_game_already_over_does_not_open_it_again(tmp_pa
     stop(runner, client, thread)
 
 
-class Heard(logging.Handler):
-    """Sets :attr:`event` when a log record says *words*."""
-
-    def __init__(self, words: str) -> None:
-        super().__init__()
-        self.words = words
-        self.event = threading.Event()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if self.words in record.getMessage():
-            self.event.set()
 
 
 def test_stopping_after_the_last_game_lets_its_goodbye_go_out_before_the_client_closes(

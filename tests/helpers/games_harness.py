@@ -84,6 +84,8 @@ class ScriptedGameClient:
 class OneMoveEngine:
     """Plays e2e3 (expecting e7e6) as its first move, d2d3 (no expected reply) after; notes every call."""
 
+    name = "the one-move engine"
+
     def __init__(self) -> None:
         self.calls: list[tuple[str, ...]] = []
 

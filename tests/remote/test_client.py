@@ -68,6 +68,20 @@ def test_pychess_challenge_without_challenger_id_uses_the_name() -> None:
     assert (event.challenge.base_ms, event.challenge.increment_ms) == (600_000, 5_000)
 
 
+@pytest.mark.parametrize(("line", "rating"), [(LICHESS_CHALLENGE, 1500), (PYCHESS_CHALLENGE, 1600)])
+def test_the_challengers_rating_is_read_in_both_dialects(line: str, rating: int) -> None:
+    event = parse_event_line(LICHESS if line is LICHESS_CHALLENGE else PYCHESS, line)
+    assert isinstance(event, ChallengeReceived) and event.challenge.challenger_rating == rating
+
+
+@pytest.mark.parametrize("rating", [None, "1500?", True, -5, 10**9])
+def test_an_odd_challenger_rating_is_dropped_not_the_challenge(rating: object) -> None:
+    document = json.loads(PYCHESS_CHALLENGE)
+    document["challenge"]["challenger"]["rating"] = rating
+    event = parse_event_line(PYCHESS, json.dumps(document))
+    assert isinstance(event, ChallengeReceived) and event.challenge.challenger_rating is None
+
+
 def test_pychess_increments_in_seconds_become_milliseconds_and_empty_fen_is_the_start() -> None:
     event = parse_game_line(PYCHESS, PYCHESS_GAME_FULL)
     assert isinstance(event, GameFull)
