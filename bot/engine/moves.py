@@ -1,4 +1,4 @@
-"""Capture and check generation for the quiescence search, and the static exchange evaluation.
+"""The moves quiescence searches (material gains and quiet checks), and the static exchange evaluation.
 
 Captures come out in search order: by victim, most valuable first, and for each victim by
 attacker, cheapest first (MVV-LVA). Victims worth less than the caller's threshold are never
@@ -117,9 +117,11 @@ def capture_order(gain: int, attacker: int) -> int:
     return gain * 8 - attacker
 
 
-def captures(position: Position, min_gain: int, skip_losing: bool = False) -> list[tuple[int, Move]]:
-    """Pseudo-legal captures worth at least *min_gain* centipawns, as (material gain, move),
-    most valuable victim first, cheapest attacker first among equal victims.
+def gaining_moves(position: Position, min_gain: int, skip_losing: bool = False) -> list[tuple[int, Move]]:
+    """Pseudo-legal moves that gain at least *min_gain* centipawns of material, captures and queen
+    promotions, as (material gain, move), most valuable victim first, cheapest attacker first
+    among equal victims (:func:`capture_order`). (:meth:`Position.captures` is every capture
+    onto some squares, unscored.)
 
     Victims too cheap for *min_gain* are masked out before generation, so a delta-pruned node
     generates little or nothing. Promotions to a queen come too, by capture or onto an empty

@@ -57,7 +57,7 @@ from bot.engine import evaluation, levels
 from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, Ponder, budget
 from bot.engine.constants import BB_SQUARES, Bitboard, popcount
-from bot.engine.moves import capture_order, captures, check_squares, gives_check, quiet_checks, static_exchange
+from bot.engine.moves import capture_order, check_squares, gaining_moves, gives_check, quiet_checks, static_exchange
 from bot.engine.nnue import Net, shipped_net
 from bot.engine.position import (
     FROM_TO_SLOTS,
@@ -682,7 +682,7 @@ class _Search:
             alpha = max(alpha, stand_pat)
             best = stand_pat
             # Delta pruning: captures that cannot lift the score to alpha are not generated.
-            moves = captures(position, alpha - stand_pat - DELTA_MARGIN + 1, skip_losing=True)
+            moves = gaining_moves(position, alpha - stand_pat - DELTA_MARGIN + 1, skip_losing=True)
             if first:
                 # A check that loses its exchange is taken at once (unless it mates, which the
                 # search proper finds a ply earlier).
