@@ -9,7 +9,8 @@ the own royal knight attacked is taken back).
 What the search does, and where:
 
 - iterative deepening with aspiration windows (:meth:`_Search.run`, ``_root``); more time for a
-  move whose best move or score has just changed;
+  move whose best move or score has just changed; a timed search ends at the first iteration
+  deep enough to hold every line of the mate it found, given or taken;
 - a node (``_search``): draws (repetition, the fifty-move rule unless the side to move is mated,
   stalemate, insufficient material), mate-distance bounds, check extension, the transposition
   table (``_probe``), reverse futility and null-move pruning (``_static_cut``);
@@ -397,8 +398,8 @@ class _Search:
             timed = self.hard_deadline is not None
             if len(root_moves) == 1 and timed:
                 break
-            if best.mate is not None and best.mate > 0 and 2 * best.mate - 1 <= depth and timed:
-                break
+            if best.mate is not None and _mate_plies(best.mate) <= depth and timed:
+                break  # deeper iterations would only repeat the mate (and report depth MAX_PLY)
             if self.soft_deadline is not None:
                 soft_deadline = self.soft_deadline
                 if unstable:
@@ -989,6 +990,12 @@ def _by_capture_value(position: Position, moves: list[Move]) -> list[tuple[int, 
         scored.append((capture_order(value, types[from_square_of(move)]), value, move))
     scored.sort(reverse=True)
     return [(value, move) for _, value, move in scored]
+
+
+def _mate_plies(mate: int) -> int:
+    """The plies of a mate in *mate* moves: ours up to the mating one, or, being mated (*mate*
+    negative), each of ours answered."""
+    return 2 * mate - 1 if mate > 0 else -2 * mate
 
 
 def _score_to_tt(score: int, ply: int) -> int:

@@ -18,7 +18,7 @@ import pytest
 
 from bot.engine import Engine, Limits, SearchResult
 from bot.engine.position import NO_MOVE, encode
-from bot.engine.search import _LMR_SIZE, _REDUCTIONS, _continuation_row, _ordered_moves
+from bot.engine.search import _LMR_SIZE, _REDUCTIONS, MAX_PLY, _continuation_row, _ordered_moves
 from tests.engine.test_engine_leaks import make_search
 from tests.helpers.random_positions import random_positions
 from variant import KnightmateBoard
@@ -92,6 +92,26 @@ def test_reports_being_mated_as_negative_mate() -> None:
     board.push(first)
     result = Engine(hash_mb=16).search(board, Limits(depth=4))
     assert result.mate == -1
+
+
+MATE_IN_FOUR = "2k5/8/8/4m3/8/3b4/8/R2QK3 w - - 0 30"
+
+
+@pytest.mark.parametrize("moves", [[], ["d1d3"]], ids=["giving mate", "being mated"])
+def test_a_timed_search_ends_at_the_depth_that_holds_its_mate(moves: list[str]) -> None:
+    """Once an iteration's depth holds every line of the mate it found, deeper iterations only
+    repeat it (the mate-distance bounds cut everything beyond), so a timed search stops there and
+    reports that depth. Being mated, it used to iterate on to MAX_PLY and report depth 100, which
+    the PGN's ``[%eval #-3,100]`` then showed."""
+    board = KnightmateBoard(MATE_IN_FOUR)
+    for move in moves:
+        board.push_uci(move)
+    infos: list[SearchResult] = []
+    result = Engine(hash_mb=16).search(board, Limits(movetime_ms=5000), on_info=infos.append)
+    assert result.mate is not None and result.mate == (4 if not moves else -3)
+    mate_plies = 2 * result.mate - 1 if result.mate > 0 else -2 * result.mate
+    holding = [info.depth for info in infos if info.mate == result.mate and info.depth >= mate_plies]
+    assert result.depth == holding[0] < MAX_PLY
 
 
 def test_checkmated_position_returns_no_move() -> None:
