@@ -17,7 +17,7 @@ search needs less and needs it fast, so it works on a :class:`Position` made fro
   allocates nothing either (it once stored a tuple a ply).
 
 It knows only standard castling (the royal knight on the e-file, rooks in the corners), which
-is all Knightmate has. ``tests/test_engine_position.py`` proves it equal to KnightmateBoard:
+is all Knightmate has. ``tests/engine/test_engine_position.py`` proves it equal to KnightmateBoard:
 perft counts, legal move sets, and keys and sums after long random games.
 
 Piece types are python-chess's (``KING`` is the royal knight, ``KNIGHT`` the commoner) and the

@@ -5,7 +5,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from bot.engine.moves import gaining_moves, quiet_checks, static_exchange
+from bot.engine.moves import capture_order, gaining_moves, quiet_checks, static_exchange
 from bot.engine.position import Position, decode, encode
 from bot.engine.weights import PIECE_VALUES
 from tests.helpers.random_positions import random_positions
@@ -163,3 +163,10 @@ def test_quiet_checks_are_the_quiet_moves_whose_piece_then_attacks_the_royal_kni
         assert set(generated) == expected, board.fen()
         found += len(expected)
     assert found > 100
+
+
+def test_capture_order_puts_the_bigger_gain_first_and_the_cheaper_attacker_among_equals() -> None:
+    queen, rook = PIECE_VALUES[chess.QUEEN], PIECE_VALUES[chess.ROOK]
+    keys = [capture_order(queen, chess.PAWN), capture_order(queen, chess.KING), capture_order(rook + 1, chess.KING),
+            capture_order(rook, chess.PAWN), capture_order(rook, chess.QUEEN)]
+    assert keys == sorted(keys, reverse=True) and len(set(keys)) == len(keys)

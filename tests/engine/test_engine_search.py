@@ -18,7 +18,18 @@ import pytest
 
 from bot.engine import Engine, Limits, SearchResult
 from bot.engine.position import NO_MOVE, encode
-from bot.engine.search import _LMR_SIZE, _REDUCTIONS, MAX_PLY, _continuation_row, _ordered_moves
+from bot.engine.search import (
+    _LMR_SIZE,
+    _REDUCTIONS,
+    FUTILITY_MARGINS,
+    LATE_MOVE_LIMITS,
+    MATE_BOUND,
+    MAX_MOVES,
+    MAX_PLY,
+    _continuation_row,
+    _ordered_moves,
+    _quiets_allowed,
+)
 from tests.engine.test_engine_leaks import make_search
 from tests.helpers.random_positions import random_positions
 from variant import KnightmateBoard
@@ -279,3 +290,16 @@ def test_a_quiet_reply_that_cut_after_the_same_move_is_ordered_first() -> None:
     other = _continuation_row(position, NO_MOVE)
     assert other != replies
     assert search.continuation[other + position.types[cut & 63] * 64 + (cut >> 6 & 63)] == 0
+
+
+def test_quiet_moves_allowed_near_the_leaves_are_none_when_futile_else_the_late_move_limit() -> None:
+    """Futility (no quiet move after the first when the static evaluation is a margin below
+    alpha) and late-move pruning (a few quiet moves by depth) as one count; neither away from the
+    leaves, and futility never against a mate score."""
+    depth = 1
+    below = -FUTILITY_MARGINS[depth]
+    assert _quiets_allowed(depth, 0, below) == 0
+    assert _quiets_allowed(depth, 0, below + 1) == LATE_MOVE_LIMITS[depth]
+    assert _quiets_allowed(depth, -MATE_BOUND, -MATE_BOUND - FUTILITY_MARGINS[depth]) == LATE_MOVE_LIMITS[depth]
+    assert _quiets_allowed(len(FUTILITY_MARGINS), 0, -10_000) == LATE_MOVE_LIMITS[len(FUTILITY_MARGINS)]
+    assert _quiets_allowed(len(LATE_MOVE_LIMITS), 0, -10_000) == MAX_MOVES
