@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import tempfile
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from types import ModuleType
@@ -33,6 +34,12 @@ PACKAGE_DIR = Path("bot", "engine")
 #: mypyc puts the engine's compiled modules in one shared library (calls between them stay native), named
 #: after this group plus "__mypyc", inside the package rather than at the top level.
 GROUP = "_engine"
+#: Lets the C compiler inline the engine's calls to its own small functions (a move's parts, the
+#: bit scans). Without it every function a shared library exports may be replaced when the library
+#: is loaded, so each call goes through the procedure linkage table and none is inlined; CPython
+#: builds itself with it too. Measured with bench.speed.search_speed --game 120: 1.07x the nodes a
+#: second of the build without it (0.98x), the same nodes.
+INLINING_FLAG = "-fno-semantic-interposition"
 
 
 def load_build_rules() -> ModuleType:
@@ -61,6 +68,24 @@ class OptionalBuildExt(build_ext):
         if self.extensions:
             target = Path(self.get_ext_fullpath(f"bot.engine.{rules.COMPILED_MODULES[0]}")).parent
             (target / rules.SOURCES_RECORD).write_text(json.dumps(rules.source_hashes(PACKAGE_DIR), indent=1) + "\n")
+
+    def build_extensions(self) -> None:
+        if self.extensions and self.compiler.compiler_type == "unix" and self._accepts(INLINING_FLAG):
+            for extension in self.extensions:
+                extension.extra_compile_args.append(INLINING_FLAG)
+        super().build_extensions()
+
+    def _accepts(self, flag: str) -> bool:
+        """Whether the C compiler compiles a trivial file with *flag*, warnings as errors (as mypyc
+        compiles): a compiler that does not know the flag builds the engine without it."""
+        with tempfile.TemporaryDirectory() as directory:
+            source = Path(directory, "flag.c")
+            source.write_text("int main(void) { return 0; }\n")
+            try:
+                self.compiler.compile([str(source)], output_dir=directory, extra_postargs=["-Werror", flag])
+            except CCompilerError:
+                return False
+        return True
 
     def _remove_outputs(self) -> None:
         """Deletes the extension modules built before the failure: all or none must be installed."""

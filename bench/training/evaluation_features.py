@@ -284,7 +284,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
         add(("BISHOP_PAIR",), 1, 1)
     for square in bishops:
         reach = BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & not_own
-        mobility = reach.bit_count() - weights.BISHOP_MOBILITY[2]
+        mobility = reach.bit_count() - weights.BISHOP_MOBILITY.typical
         add(("BISHOP_MOBILITY", "0"), mobility, 0)
         add(("BISHOP_MOBILITY", "1"), 0, mobility)
         if threatened:
@@ -293,7 +293,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
     own_pawns = all_pawns & own
     for square in chess.scan_forward(all_rooks & own):
         reach = straight_attacks(square, engine_occupied) & not_own
-        mobility = reach.bit_count() - weights.ROOK_MOBILITY[2]
+        mobility = reach.bit_count() - weights.ROOK_MOBILITY.typical
         add(("ROOK_MOBILITY", "0"), mobility, 0)
         add(("ROOK_MOBILITY", "1"), 0, mobility)
         file = BB_FILES[square & 7]
@@ -306,7 +306,7 @@ def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboa
             checks |= reach & files_and_ranks
     for square in chess.scan_forward(all_queens & own):
         reach = (diagonal_attacks(square, engine_occupied) | straight_attacks(square, engine_occupied)) & not_own
-        mobility = reach.bit_count() - weights.QUEEN_MOBILITY[2]
+        mobility = reach.bit_count() - weights.QUEEN_MOBILITY.typical
         add(("QUEEN_MOBILITY", "0"), mobility, 0)
         add(("QUEEN_MOBILITY", "1"), 0, mobility)
         if threatened:

@@ -22,6 +22,7 @@ import chess
 from librt.vecs import vec
 from mypy_extensions import i64
 
+import variant
 from bot.engine.constants import (
     BB_FILES,
     BB_KING_ATTACKS,
@@ -35,7 +36,7 @@ from bot.engine.constants import (
     straight_attacks,
     top_square,
 )
-from bot.engine.position import Position
+from bot.engine.position import BISHOP, COMMONER, ROOK, Position
 from bot.engine.weights import (
     BISHOP_CHECK_PENALTY,
     BISHOP_MOBILITY,
@@ -68,7 +69,9 @@ from bot.engine.weights import (
     THREAT_BY_ROOK,
     piece_square_index,
 )
-from variant import COMMONER, ROYAL_KNIGHT
+
+# The piece types come from the compiled position, not from variant: a name imported from a
+# module mypyc does not compile is looked up by name at every use (10% of the evaluation's time).
 
 # ---------------------------------------------------------------------------------------------
 # The numbers live in bot/engine/data/weights.json and are read by bot.engine.weights (data only;
@@ -205,25 +208,29 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
     if it holds an own piece), those its commoners and bishops attack, those its rooks attack,
     and those from which it can check next move.
 
-    Each piece's attacks are computed once and serve its mobility, its checks and the maps. Bits
-    are scanned inline: this runs at most nodes of the tree, and generator calls would cost a
-    third of its time.
+    One loop visits the commoners, bishops, rooks and queens: each piece's attacks are computed
+    once and serve its mobility, its checks and the maps. Bits are scanned inline: this runs at
+    most nodes of the tree, and generator calls would cost a third of its time.
     """
     occupied = position.occupied
-    all_pawns, all_commoners, all_bishops = position.pawns, position.knights, position.bishops
-    all_rooks, all_queens, royals = position.rooks, position.queens, position.kings
+    types = position.types
+    all_pawns = position.pawns
     not_own = ~own
     mg = eg = 0
+    royals = position.kings
     royal = royals & own
     attacks = pawn_attacks | (BB_KNIGHT_ATTACKS[top_square(royal)] if royal else 0)
     minor_attacks: Bitboard = 0
     rook_attacks: Bitboard = 0
     checks: Bitboard = 0
+    if popcount(position.bishops & own) >= 2:
+        mg += BISHOP_PAIR
+        eg += BISHOP_PAIR
 
     # Where checks come from: the lines and steps onto the enemy royal knight, if this side has
     # a queen, rook or commoner to make them dangerous (bishops alone do not).
     enemy_royal = royals & enemy
-    threatened = bool(enemy_royal and (all_queens | all_rooks | all_commoners) & own)
+    threatened = bool(enemy_royal and (position.queens | position.rooks | position.knights) & own)
     files_and_ranks: Bitboard = 0
     diagonals: Bitboard = 0
     steps: Bitboard = 0
@@ -234,66 +241,42 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
         diagonals = diagonal_attacks(target, occupied) & not_own
         steps = BB_KING_ATTACKS[target] & not_own
 
-    bishops = all_bishops & own
-    if popcount(bishops) >= 2:
-        mg += BISHOP_PAIR
-        eg += BISHOP_PAIR
-    while bishops:
-        square = top_square(bishops)
-        bishops ^= BB_SQUARES[square]
-        seen = diagonal_attacks(square, occupied)
-        minor_attacks |= seen
+    pieces = (position.knights | position.bishops | position.rooks | position.queens) & own
+    while pieces:
+        square = top_square(pieces)
+        pieces ^= BB_SQUARES[square]
+        piece_type = types[square]
+        # What differs by piece type: its attacks, its weights, where it checks from, its attack map.
+        if piece_type == COMMONER:
+            seen = BB_KING_ATTACKS[square]
+            mobility, check_penalty, check_from = COMMONER_MOBILITY, COMMONER_CHECK_PENALTY, steps
+            minor_attacks |= seen
+        elif piece_type == BISHOP:
+            seen = diagonal_attacks(square, occupied)
+            mobility, check_penalty, check_from = BISHOP_MOBILITY, BISHOP_CHECK_PENALTY, diagonals
+            minor_attacks |= seen
+        elif piece_type == ROOK:
+            seen = straight_attacks(square, occupied)
+            mobility, check_penalty, check_from = ROOK_MOBILITY, ROOK_CHECK_PENALTY, files_and_ranks
+            rook_attacks |= seen
+            file = BB_FILES[square & 7]
+            if not file & all_pawns & own:
+                bonus = ROOK_OPEN_FILE if not file & all_pawns else ROOK_HALF_OPEN_FILE
+                mg += bonus[0]
+                eg += bonus[1]
+        else:
+            seen = diagonal_attacks(square, occupied) | straight_attacks(square, occupied)
+            mobility, check_penalty, check_from = QUEEN_MOBILITY, QUEEN_CHECK_PENALTY, files_and_ranks | diagonals
+            attacks |= seen
+            if threatened:
+                mg += QUEEN_NEAR_PENALTY[_DISTANCE[square << 6 | target]]
         reach = seen & not_own
         count = popcount(reach)
-        mg += BISHOP_MOBILITY[0] * (count - BISHOP_MOBILITY[2])
-        eg += BISHOP_MOBILITY[1] * (count - BISHOP_MOBILITY[2])
+        mg += mobility.middlegame * (count - mobility.typical)
+        eg += mobility.endgame * (count - mobility.typical)
         if threatened:
-            mg += BISHOP_CHECK_PENALTY * popcount(reach & diagonals)
-            checks |= reach & diagonals
-    rooks = all_rooks & own
-    own_pawns = all_pawns & own
-    while rooks:
-        square = top_square(rooks)
-        rooks ^= BB_SQUARES[square]
-        seen = straight_attacks(square, occupied)
-        rook_attacks |= seen
-        reach = seen & not_own
-        count = popcount(reach)
-        mg += ROOK_MOBILITY[0] * (count - ROOK_MOBILITY[2])
-        eg += ROOK_MOBILITY[1] * (count - ROOK_MOBILITY[2])
-        file = BB_FILES[square & 7]
-        if not file & own_pawns:
-            bonus = ROOK_OPEN_FILE if not file & all_pawns else ROOK_HALF_OPEN_FILE
-            mg += bonus[0]
-            eg += bonus[1]
-        if threatened:
-            mg += ROOK_CHECK_PENALTY * popcount(reach & files_and_ranks)
-            checks |= reach & files_and_ranks
-    queens = all_queens & own
-    while queens:
-        square = top_square(queens)
-        queens ^= BB_SQUARES[square]
-        seen = diagonal_attacks(square, occupied) | straight_attacks(square, occupied)
-        attacks |= seen
-        reach = seen & not_own
-        count = popcount(reach)
-        mg += QUEEN_MOBILITY[0] * (count - QUEEN_MOBILITY[2])
-        eg += QUEEN_MOBILITY[1] * (count - QUEEN_MOBILITY[2])
-        if threatened:
-            mg += QUEEN_CHECK_PENALTY * popcount(reach & (files_and_ranks | diagonals))
-            mg += QUEEN_NEAR_PENALTY[_DISTANCE[square << 6 | target]]
-            checks |= reach & (files_and_ranks | diagonals)
-    commoners = all_commoners & own
-    while commoners:
-        square = top_square(commoners)
-        commoners ^= BB_SQUARES[square]
-        seen = BB_KING_ATTACKS[square]
-        minor_attacks |= seen
-        reach = seen & not_own
-        mg += COMMONER_MOBILITY * popcount(reach)
-        if threatened:
-            mg += COMMONER_CHECK_PENALTY * popcount(reach & steps)
-            checks |= reach & steps
+            mg += check_penalty * popcount(reach & check_from)
+            checks |= reach & check_from
     return mg, eg, attacks | minor_attacks | rook_attacks, minor_attacks, rook_attacks, checks
 
 
@@ -446,4 +429,4 @@ def _knight_distances(start: chess.Square) -> list[int]:
 
 _KNIGHT_DISTANCE: Final = vec[i64]([distance for square in chess.SQUARES for distance in _knight_distances(square)])
 
-assert COMMONER == chess.KNIGHT and ROYAL_KNIGHT == chess.KING  # the tables are indexed this way
+assert variant.COMMONER == COMMONER == chess.KNIGHT and variant.ROYAL_KNIGHT == chess.KING  # the tables' indexing

@@ -1,4 +1,4 @@
-"""Capture and check generation for the quiescence search, and the static exchange evaluation.
+"""The moves quiescence searches (material gains and quiet checks), and the static exchange evaluation.
 
 Captures come out in search order: by victim, most valuable first, and for each victim by
 attacker, cheapest first (MVV-LVA). Victims worth less than the caller's threshold are never
@@ -33,7 +33,19 @@ from bot.engine.constants import (
     straight_attacks,
     top_square,
 )
-from bot.engine.position import BISHOP, COMMONER, PAWN, QUEEN, ROOK, ROYAL, Move, Position
+from bot.engine.position import (
+    BISHOP,
+    COMMONER,
+    PAWN,
+    QUEEN,
+    ROOK,
+    ROYAL,
+    Move,
+    Position,
+    from_square_of,
+    promotion_of,
+    to_square_of,
+)
 from bot.engine.weights import PIECE_VALUES
 
 _VICTIMS: Final[tuple[int, ...]] = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
@@ -53,8 +65,8 @@ def static_exchange(position: Position, move: Move) -> int:
     Pins and checks are not looked at, except that the royal knight captures only when no
     enemy piece is left to take it back; a pawn that recaptures on the last rank stays a pawn.
     """
-    from_square = move & 63
-    to_square = move >> 6 & 63
+    from_square = from_square_of(move)
+    to_square = to_square_of(move)
     types = position.types
     mover = types[from_square]
     occupied = position.occupied ^ BB_SQUARES[from_square]
@@ -67,7 +79,7 @@ def static_exchange(position: Position, move: Move) -> int:
     else:
         gain = 0
     on_square = _EXCHANGE_VALUES[mover]
-    promotion = move >> 12
+    promotion = promotion_of(move)
     if promotion:
         gain += _EXCHANGE_VALUES[promotion] - _EXCHANGE_VALUES[PAWN]
         on_square = _EXCHANGE_VALUES[promotion]
@@ -98,9 +110,18 @@ def static_exchange(position: Position, move: Move) -> int:
     return gains[0]
 
 
-def captures(position: Position, min_gain: int, skip_losing: bool = False) -> list[tuple[int, Move]]:
-    """Pseudo-legal captures worth at least *min_gain* centipawns, as (material gain, move),
-    most valuable victim first, cheapest attacker first among equal victims.
+def capture_order(gain: int, attacker: int) -> int:
+    """The sort key of a capture (highest first) that wins *gain* centipawns with a piece of type
+    *attacker*: the most valuable victim first, and among equal gains the cheapest attacker (piece
+    types count up from the pawn, and 8 of them fit between two centipawns of gain)."""
+    return gain * 8 - attacker
+
+
+def gaining_moves(position: Position, min_gain: int, skip_losing: bool = False) -> list[tuple[int, Move]]:
+    """Pseudo-legal moves that gain at least *min_gain* centipawns of material, captures and queen
+    promotions, as (material gain, move), most valuable victim first, cheapest attacker first
+    among equal victims (:func:`capture_order`). (:meth:`Position.captures` is every capture
+    onto some squares, unscored.)
 
     Victims too cheap for *min_gain* are masked out before generation, so a delta-pruned node
     generates little or nothing. Promotions to a queen come too, by capture or onto an empty
@@ -125,21 +146,22 @@ def captures(position: Position, min_gain: int, skip_losing: bool = False) -> li
     if targets:
         types = position.types
         for move in position.captures(targets):
-            gain = PIECE_VALUES[types[move >> 6 & 63] or PAWN]  # an empty target square is en passant
-            promotion = move >> 12
+            to_square = to_square_of(move)
+            gain = PIECE_VALUES[types[to_square] or PAWN]  # an empty target square is en passant
+            promotion = promotion_of(move)
             if promotion:
                 if promotion != QUEEN:
                     continue
                 gain += _PROMOTION_GAIN
             elif gain < min_gain:
                 continue
-            attacker = types[move & 63]
-            if skip_losing and PIECE_VALUES[attacker] > gain and position.is_attacked(not turn, move >> 6 & 63):
+            attacker = types[from_square_of(move)]
+            if skip_losing and PIECE_VALUES[attacker] > gain and position.is_attacked(not turn, to_square):
                 continue
-            scored.append((gain * 8 - attacker, gain, move))
+            scored.append((capture_order(gain, attacker), gain, move))
     if _PROMOTION_GAIN >= min_gain:
         for move in _quiet_queen_promotions(position):
-            scored.append((_PROMOTION_GAIN * 8 - PAWN, _PROMOTION_GAIN, move))
+            scored.append((capture_order(_PROMOTION_GAIN, PAWN), _PROMOTION_GAIN, move))
     scored.sort(reverse=True)
     return [(gain, move) for _, gain, move in scored]
 
@@ -193,6 +215,11 @@ def quiet_checks(position: Position) -> list[Move]:
     squares = (checking[PAWN] | checking[COMMONER] | checking[QUEEN]) & ~position.occupied
     if not squares:
         return []
-    types = position.types
     return [move for move in position.moves_to(squares)
-            if not move >> 12 and BB_SQUARES[move >> 6 & 63] & checking[types[move & 63]]]
+            if not promotion_of(move) and gives_check(position, move, checking)]
+
+
+def gives_check(position: Position, move: Move, checking: tuple[Bitboard, ...]) -> bool:
+    """Whether *move*'s piece attacks the enemy royal knight from the square it lands on, by
+    *checking*, the squares :func:`check_squares` found (discovered checks are not looked for)."""
+    return bool(BB_SQUARES[to_square_of(move)] & checking[position.types[from_square_of(move)]])

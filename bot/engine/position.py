@@ -17,7 +17,7 @@ search needs less and needs it fast, so it works on a :class:`Position` made fro
   allocates nothing either (it once stored a tuple a ply).
 
 It knows only standard castling (the royal knight on the e-file, rooks in the corners), which
-is all Knightmate has. ``tests/test_engine_position.py`` proves it equal to KnightmateBoard:
+is all Knightmate has. ``tests/engine/test_engine_position.py`` proves it equal to KnightmateBoard:
 perft counts, legal move sets, and keys and sums after long random games.
 
 Piece types are python-chess's (``KING`` is the royal knight, ``KNIGHT`` the commoner) and the
@@ -77,6 +77,8 @@ ROYAL: Final = chess.KING
 #: A move is ``from | to << 6 | promotion << 12``; 0 is never a move (a1a1).
 Move = int
 NO_MOVE: Final = 0
+#: How many values :func:`from_to_of` takes: the size of a table by a move's two squares.
+FROM_TO_SLOTS: Final = 64 * 64
 #: ``ep_square`` when there is none.
 NO_SQUARE: Final = -1
 #: Promotion piece types, best first (the commoner is python-chess's KNIGHT type).
@@ -129,6 +131,32 @@ _UNDO_SIZE: Final = 11
 _UNDO_PLIES: Final = 256
 
 
+# A move's parts. The engine reads them through these functions only. In the compiled build the C
+# compiler inlines them into their callers (setup.py's INLINING_FLAG), which then do the same bit
+# operations they did when these were written out at every use.
+
+
+def from_square_of(move: Move) -> int:
+    """The square *move* starts from."""
+    return move & 63
+
+
+def to_square_of(move: Move) -> int:
+    """The square *move* lands on."""
+    return move >> 6 & 63
+
+
+def promotion_of(move: Move) -> int:
+    """The piece type *move* promotes to, 0 when it promotes to nothing."""
+    return move >> 12
+
+
+def from_to_of(move: Move) -> int:
+    """*move*'s two squares as one index below :data:`FROM_TO_SLOTS` (the promotion left out):
+    where the history and countermove tables keep what was learnt about the move."""
+    return move & 4095
+
+
 def encode(move: chess.Move) -> Move:
     """The int form of a python-chess move."""
     return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
@@ -136,7 +164,7 @@ def encode(move: chess.Move) -> Move:
 
 def decode(move: Move) -> chess.Move:
     """The python-chess form of an int move."""
-    return chess.Move(move & 63, move >> 6 & 63, move >> 12 or None)
+    return chess.Move(from_square_of(move), to_square_of(move), promotion_of(move) or None)
 
 
 class Position:
@@ -497,9 +525,9 @@ class Position:
 
     def push(self, move: Move) -> None:
         """Plays a pseudo-legal *move* (legal or not: see :meth:`mover_in_check`)."""
-        from_square = move & 63
-        to_square = move >> 6 & 63
-        promotion = move >> 12
+        from_square = from_square_of(move)
+        to_square = to_square_of(move)
+        promotion = promotion_of(move)
         types = self.types
         us = self.turn
         them = not us
@@ -642,8 +670,8 @@ class Position:
         self.turn = us
         if not move:
             return
-        from_square = move & 63
-        to_square = move >> 6 & 63
+        from_square = from_square_of(move)
+        to_square = to_square_of(move)
         types = self.types
         from_mask = BB_SQUARES[from_square]
         to_mask = BB_SQUARES[to_square]
@@ -678,17 +706,18 @@ class Position:
 
     def is_capture(self, move: Move) -> bool:
         """Whether *move* takes a piece (en passant included)."""
-        to_square = move >> 6 & 63
-        return bool(self.types[to_square]) or (to_square == self.ep_square and self.types[move & 63] == PAWN)
+        to_square = to_square_of(move)
+        return bool(self.types[to_square]) or (to_square == self.ep_square
+                                               and self.types[from_square_of(move)] == PAWN)
 
     def is_pseudo_legal(self, move: Move) -> bool:
         """Whether *move* (say a hash move or killer from another position) can be pushed here."""
         if not move:
             return False
-        from_square = move & 63
+        from_square = from_square_of(move)
         if not self.side(self.turn) & BB_SQUARES[from_square]:
             return False
-        to_square = move >> 6 & 63
+        to_square = to_square_of(move)
         piece = self.types[from_square]
         if piece == ROYAL and to_square - from_square in (2, -2):
             castles: list[Move] = []
@@ -699,7 +728,7 @@ class Position:
             return move in self.captures(BB_SQUARES[to_square] | BB_SQUARES[to_square ^ 8]) \
                 or move in self.moves_to(BB_SQUARES[to_square] & ~self.occupied)
         to_mask = BB_SQUARES[to_square]
-        if move >> 12 or to_mask & (self.side(self.turn) | self.kings):
+        if promotion_of(move) or to_mask & (self.side(self.turn) | self.kings):
             return False
         if piece == ROYAL:
             return bool(BB_KNIGHT_ATTACKS[from_square] & to_mask)

@@ -6,18 +6,23 @@ int moves, make and unmake, proved equal to the board by tests. Moves are genera
 pseudo-legally and checked for legality only when they are searched (a pushed move that leaves
 the own royal knight attacked is taken back).
 
-Search features: transposition table, quiescence search on captures and queen promotions (all
-evasions when in check; captures of defended victims by bigger pieces left out; at its first ply
-also the quiet moves that give check, since mates come early in Knightmate), move ordering in
-stages (hash move tried before any generation, captures by victim then attacker, two killers per
-ply and a countermove, quiet moves by their history and their continuation history (as replies
-to the move before), captures that lose their exchange last), check extension, null-move pruning
-(only with pieces besides pawns, against zugzwang), logarithmic late-move reductions adjusted by
-history, reverse futility, futility and late-move pruning near the leaves (never of a quiet
-check), static-exchange pruning, aspiration windows, mate-distance scores, and draws by
-repetition, the fifty-move rule (unless the side to move is mated), stalemate and insufficient
-material. More time goes to a move
-whose best move or score has just changed.
+What the search does, and where:
+
+- iterative deepening with aspiration windows (:meth:`_Search.run`, ``_root``); more time for a
+  move whose best move or score has just changed; a timed search ends at the first iteration
+  deep enough to hold every line of the mate it found, given or taken;
+- a node (``_search``): draws (repetition, the fifty-move rule unless the side to move is mated,
+  stalemate, insufficient material), mate-distance bounds, check extension, the transposition
+  table (``_probe``), reverse futility and null-move pruning (``_static_cut``);
+- its moves (``_search_moves``) in stages (``_ordered_moves``): the hash move before any
+  generation, captures by victim then attacker (``moves.capture_order``), two killers per ply and
+  a countermove, quiet moves by their history and continuation history, losing captures last;
+- skipped near the leaves: futile and late quiet moves that give no check (``_quiets_allowed``),
+  moves that lose their exchange (``_loses_exchange``); reduced: late quiet moves
+  (``_late_move_reduction``), searched with a null window first (``_zero_window_search``);
+- a quiet move that cuts rewards its killers, countermove and histories (``_reward_quiet``);
+- quiescence (``_quiescence_node``): captures and queen promotions, all evasions in check, and
+  at its first ply the quiet checks (mates come early in Knightmate).
 
 MultiPV: a search may ask for the best N root moves, each with its exact score and line (line k
 is the best of the root moves not in lines 1..k-1, searched with an open window), as analysis
@@ -53,9 +58,21 @@ from bot.engine import evaluation, levels
 from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, Ponder, budget
 from bot.engine.constants import BB_SQUARES, Bitboard, popcount
-from bot.engine.moves import captures, check_squares, quiet_checks, static_exchange
+from bot.engine.moves import capture_order, check_squares, gaining_moves, gives_check, quiet_checks, static_exchange
 from bot.engine.nnue import Net, shipped_net
-from bot.engine.position import NO_MOVE, PAWN, Move, Position, decode, encode
+from bot.engine.position import (
+    FROM_TO_SLOTS,
+    NO_MOVE,
+    PAWN,
+    Move,
+    Position,
+    decode,
+    encode,
+    from_square_of,
+    from_to_of,
+    promotion_of,
+    to_square_of,
+)
 from bot.engine.result import SearchResult as SearchResult  # re-exported: callers import it from here
 from bot.engine.weights import PIECE_VALUES
 from variant import KnightmateBoard, insufficient_material
@@ -67,6 +84,8 @@ MATE: Final = 30000
 MATE_BOUND: Final = MATE - 1000
 MAX_PLY: Final = 100
 INFINITY: Final = MATE + 1
+#: What a step of the tree returns when it does not decide the node: below every score.
+NO_SCORE: Final = -INFINITY - 1
 
 #: Nodes between two looks at the clock and the stop flag (a few milliseconds of search).
 CHECK_EVERY: Final = 128
@@ -175,8 +194,8 @@ class Engine:
         self._rng = random.Random(seed)
         self.net: Net | None = shipped_net() if nnue else None
         self._tt: dict[int, tuple[int, int, int, Move]] = {}
-        self._history: list[list[int]] = [[0] * 4096 for _ in chess.COLORS]
-        self._countermoves: list[list[Move]] = [[NO_MOVE] * 4096 for _ in chess.COLORS]
+        self._history: list[list[int]] = [[0] * FROM_TO_SLOTS for _ in chess.COLORS]
+        self._countermoves: list[list[Move]] = [[NO_MOVE] * FROM_TO_SLOTS for _ in chess.COLORS]
         self._continuation: list[int] = [0] * (_CONTINUATION_ROW * _CONTINUATION_ROW)
         self._pawn_cache: evaluation.PawnCache = {}
 
@@ -203,8 +222,8 @@ class Engine:
     def new_game(self) -> None:
         """Forgets everything learnt: hash table, histories, countermoves and pawn cache."""
         self._tt.clear()
-        self._history = [[0] * 4096 for _ in chess.COLORS]
-        self._countermoves = [[NO_MOVE] * 4096 for _ in chess.COLORS]
+        self._history = [[0] * FROM_TO_SLOTS for _ in chess.COLORS]
+        self._countermoves = [[NO_MOVE] * FROM_TO_SLOTS for _ in chess.COLORS]
         self._continuation = [0] * (_CONTINUATION_ROW * _CONTINUATION_ROW)
         self._pawn_cache.clear()
 
@@ -379,8 +398,8 @@ class _Search:
             timed = self.hard_deadline is not None
             if len(root_moves) == 1 and timed:
                 break
-            if best.mate is not None and best.mate > 0 and 2 * best.mate - 1 <= depth and timed:
-                break
+            if best.mate is not None and _mate_plies(best.mate) <= depth and timed:
+                break  # deeper iterations would only repeat the mate (and report depth MAX_PLY)
             if self.soft_deadline is not None:
                 soft_deadline = self.soft_deadline
                 if unstable:
@@ -480,12 +499,11 @@ class _Search:
     # -- the tree ---------------------------------------------------------------------------
 
     def _search(self, depth: int, alpha: int, beta: int, ply: int, null_allowed: bool) -> int:
-        position = self.position
-        self.nodes += 1
-        if self.nodes >= self.next_check:
-            self._checkpoint()
+        """The score of the position reached, within (*alpha*, *beta*), searched *depth* plies
+        deep. The node ends at the first step that decides it: a draw, a mate bound, the horizon,
+        the table's entry, a static cut; else its moves are searched (:meth:`_search_moves`)."""
+        self._count_node()
         pv_node = beta - alpha > 1
-
         if self._is_draw(ply):
             return 0
         # Mate-distance pruning: no line from here can beat a mate already found nearer the root.
@@ -493,74 +511,97 @@ class _Search:
         beta = min(beta, MATE - ply - 1)
         if alpha >= beta:
             return alpha
-
-        in_check = position.in_check()
+        in_check = self.position.in_check()
         if in_check:
-            depth += 1
+            depth += 1  # check extension
         if depth <= 0 or ply >= MAX_PLY:
             return self._quiescence_node(alpha, beta, ply, in_check, True)  # this node, already counted
-
-        key = self.keys[-1]
-        entry = self.tt.get(key)
-        hash_move = NO_MOVE
-        if entry is not None:
-            entry_depth, flag, entry_score, hash_move = entry
-            if entry_depth >= depth and not pv_node:
-                score = _score_from_tt(entry_score, ply)
-                if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
-                    return score
-
+        hash_move, score = self._probe(depth, alpha, beta, ply, pv_node)
+        if score != NO_SCORE:
+            return score
         static = -INFINITY
         if not pv_node and not in_check:
             static = self._evaluate()
-            if depth <= REVERSE_FUTILITY_DEPTH and static - REVERSE_FUTILITY_MARGIN * depth >= beta \
-                    and abs(beta) < MATE_BOUND:
-                return static
-            if null_allowed and depth >= 3 and static >= beta and position.has_non_pawn_material(position.turn):
-                reduction = 3 + depth // 6
-                self._push_null()
-                try:
-                    score = -self._search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False)
-                finally:
-                    self._pop()
-                if score >= beta:
-                    return beta if score >= MATE_BOUND else score
+            score = self._static_cut(depth, beta, ply, static, null_allowed)
+            if score != NO_SCORE:
+                return score
+        return self._search_moves(depth, alpha, beta, ply, pv_node, in_check, static, hash_move)
 
-        # Near the leaves of a non-PV node, quiet moves are skipped when the static evaluation is
-        # too far below alpha for them to matter (futility), or once enough of them have been
-        # tried (late-move pruning): the ordering put the promising ones first. Not those that
-        # give check (found from the squares each piece type checks from, looked up once a node).
+    def _probe(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> tuple[Move, int]:
+        """The table's move for this position (NO_MOVE if it has none), and its score when the
+        entry is deep enough and its bound decides the node, else NO_SCORE. A PV node never takes
+        the table's score: its line must come from a search."""
+        entry = self.tt.get(self.keys[-1])
+        if entry is None:
+            return NO_MOVE, NO_SCORE
+        entry_depth, flag, entry_score, hash_move = entry
+        if entry_depth >= depth and not pv_node:
+            score = _score_from_tt(entry_score, ply)
+            if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
+                return hash_move, score
+        return hash_move, NO_SCORE
+
+    def _static_cut(self, depth: int, beta: int, ply: int, static: int, null_allowed: bool) -> int:
+        """The score that ends a non-PV node out of check before any move is searched, else
+        NO_SCORE: reverse futility (the static evaluation beats beta by a margin a ply), then the
+        null move (:meth:`_null_move_cut`)."""
+        if depth <= REVERSE_FUTILITY_DEPTH and static - REVERSE_FUTILITY_MARGIN * depth >= beta \
+                and abs(beta) < MATE_BOUND:
+            return static
+        position = self.position
+        if null_allowed and depth >= 3 and static >= beta and position.has_non_pawn_material(position.turn):
+            return self._null_move_cut(depth, beta, ply)
+        return NO_SCORE
+
+    def _null_move_cut(self, depth: int, beta: int, ply: int) -> int:
+        """The score when passing, searched shallower, still beats beta (the side to move has
+        pieces besides pawns, so zugzwang is unlikely), else NO_SCORE. A mate found after a pass
+        is not proved: beta is returned instead."""
+        reduction = 3 + depth // 6
+        self._push_null()
+        try:
+            score = -self._search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False)
+        finally:
+            self._pop()
+        if score < beta:
+            return NO_SCORE
+        return beta if score >= MATE_BOUND else score
+
+    def _search_moves(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool, in_check: bool,
+                      static: int, hash_move: Move) -> int:
+        """The best score of the node's moves, searched in order (:func:`_ordered_moves`), and
+        stored in the table; a node without a legal move is mated or stalemated. In a non-PV node
+        out of check, some moves after the first are skipped: quiet ones beyond
+        :func:`_quiets_allowed`, unless they give check (found from the squares each piece type
+        checks from, looked up once a node), and those that lose too much material
+        (:func:`_loses_exchange`)."""
+        position = self.position
         prune = not pv_node and not in_check
-        futile = prune and depth < len(FUTILITY_MARGINS) and abs(alpha) < MATE_BOUND \
-            and static + FUTILITY_MARGINS[depth] <= alpha
-        quiet_limit = LATE_MOVE_LIMITS[depth] if prune and depth < len(LATE_MOVE_LIMITS) else MAX_MOVES
-        quiets = 0
-
+        quiets_allowed = _quiets_allowed(depth, alpha, static) if prune else MAX_MOVES
+        quiets = searched = 0
         original_alpha = alpha
         best_score, best_move = -INFINITY, NO_MOVE
-        searched = 0
         killers = self.killers[ply]
         history = self.history[position.turn]
         previous = self.stack[-1]
-        countermove = self.countermoves[position.turn][previous & 4095] if previous else NO_MOVE
+        countermove = self.countermoves[position.turn][from_to_of(previous)] if previous else NO_MOVE
         replies = _continuation_row(position, previous)
         continuation = self.continuation
         failed_quiets: list[Move] = []
         pin_squares = position.pin_squares(in_check)
         checking: tuple[Bitboard, ...] | None = None
         for move in _ordered_moves(position, hash_move, killers, countermove, history, continuation, replies):
-            quiet = not position.is_capture(move) and not move >> 12
-            if quiet and searched and (futile or quiets >= quiet_limit):
-                if checking is None:
-                    checking = check_squares(position)
-                if not BB_SQUARES[move >> 6 & 63] & checking[position.types[move & 63]]:
-                    continue
-            if prune and searched and depth <= SEE_PRUNE_DEPTH and not move >> 12:
-                margin = SEE_QUIET_MARGIN * depth * depth if quiet else SEE_CAPTURE_MARGIN * depth
-                if static_exchange(position, move) < -margin:
+            quiet = not position.is_capture(move) and not promotion_of(move)
+            if prune and searched:
+                if quiet and quiets >= quiets_allowed:
+                    if checking is None:
+                        checking = check_squares(position)
+                    if not gives_check(position, move, checking):
+                        continue
+                if _loses_exchange(position, move, quiet, depth):
                     continue
             self._push(move)
-            if BB_SQUARES[move & 63] & pin_squares and position.mover_in_check():
+            if BB_SQUARES[from_square_of(move)] & pin_squares and position.mover_in_check():
                 self._pop()
                 continue
             quiets += quiet
@@ -571,17 +612,8 @@ class _Search:
                     reduction = 0
                     if (depth >= 3 and searched >= 3 and quiet and not in_check and move != countermove
                             and move not in killers and not position.in_check()):
-                        reduction = _REDUCTIONS[min(depth, _LMR_SIZE - 1) * _LMR_SIZE + min(searched, _LMR_SIZE - 1)]
-                        if pv_node:
-                            reduction -= 1
-                        scored = _quiet_score(position, move, history, continuation, replies, moved=True)
-                        reduction -= (scored + LMR_HISTORY_STEP // 2) // LMR_HISTORY_STEP
-                        reduction = max(0, min(reduction, depth - 2))
-                    score = -self._search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, True)
-                    if score > alpha and reduction:
-                        score = -self._search(depth - 1, -alpha - 1, -alpha, ply + 1, True)
-                    if alpha < score < beta:
-                        score = -self._search(depth - 1, -beta, -alpha, ply + 1, True)
+                        reduction = self._late_move_reduction(move, depth, searched, pv_node, history, replies)
+                    score = self._zero_window_search(depth, alpha, beta, ply, reduction)
             finally:
                 self._pop()
             searched += 1
@@ -604,10 +636,31 @@ class _Search:
                     ply)
         return best_score
 
+    def _late_move_reduction(self, move: Move, depth: int, searched: int, pv_node: bool, history: list[int],
+                             replies: int) -> int:
+        """Plies a late quiet *move* (just pushed) is searched less: logarithmic in the depth and
+        the moves searched before it, one less in a PV node, less or more by its two histories,
+        and never to below one ply."""
+        reduction = _REDUCTIONS[min(depth, _LMR_SIZE - 1) * _LMR_SIZE + min(searched, _LMR_SIZE - 1)]
+        if pv_node:
+            reduction -= 1
+        scored = _quiet_score(self.position, move, history, self.continuation, replies, moved=True)
+        reduction -= (scored + LMR_HISTORY_STEP // 2) // LMR_HISTORY_STEP
+        return max(0, min(reduction, depth - 2))
+
+    def _zero_window_search(self, depth: int, alpha: int, beta: int, ply: int, reduction: int) -> int:
+        """The score of a move after the first (just pushed): a null window on alpha, *reduction*
+        plies shallower, proves most moves no better; one that beats alpha is searched again at
+        full depth, and with the full window when its score falls inside it."""
+        score = -self._search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, True)
+        if score > alpha and reduction:
+            score = -self._search(depth - 1, -alpha - 1, -alpha, ply + 1, True)
+        if alpha < score < beta:
+            score = -self._search(depth - 1, -beta, -alpha, ply + 1, True)
+        return score
+
     def _quiescence(self, alpha: int, beta: int, ply: int) -> int:
-        self.nodes += 1
-        if self.nodes >= self.next_check:
-            self._checkpoint()
+        self._count_node()
         return self._quiescence_node(alpha, beta, ply, self.position.in_check(), False)
 
     def _quiescence_node(self, alpha: int, beta: int, ply: int, in_check: bool, first: bool) -> int:
@@ -630,7 +683,7 @@ class _Search:
             alpha = max(alpha, stand_pat)
             best = stand_pat
             # Delta pruning: captures that cannot lift the score to alpha are not generated.
-            moves = captures(position, alpha - stand_pat - DELTA_MARGIN + 1, skip_losing=True)
+            moves = gaining_moves(position, alpha - stand_pat - DELTA_MARGIN + 1, skip_losing=True)
             if first:
                 # A check that loses its exchange is taken at once (unless it mates, which the
                 # search proper finds a ply earlier).
@@ -638,7 +691,7 @@ class _Search:
         pin_squares = position.pin_squares(in_check)
         for _, move in moves:
             self._push(move)
-            if BB_SQUARES[move & 63] & pin_squares and position.mover_in_check():
+            if BB_SQUARES[from_square_of(move)] & pin_squares and position.mover_in_check():
                 self._pop()
                 continue
             try:
@@ -672,6 +725,12 @@ class _Search:
         self.position.pop()
         self.keys.pop()
         self.stack.pop()
+
+    def _count_node(self) -> None:
+        """Counts a node, and every CHECK_EVERY nodes looks at the limits (:meth:`_checkpoint`)."""
+        self.nodes += 1
+        if self.nodes >= self.next_check:
+            self._checkpoint()
 
     def _evaluate(self) -> int:
         """The full static evaluation, cached by position key (transpositions are common)."""
@@ -710,13 +769,13 @@ class _Search:
             killers[1] = killers[0]
             killers[0] = move
         if previous:
-            self.countermoves[self.position.turn][previous & 4095] = move
+            self.countermoves[self.position.turn][from_to_of(previous)] = move
         bonus = min(depth * depth + depth, HISTORY_BONUS_MAX)
         position, continuation = self.position, self.continuation
-        _update_history(history, move & 4095, bonus)
+        _update_history(history, from_to_of(move), bonus)
         _update_history(continuation, _reply_slot(position, move, replies), bonus)
         for failed in failed_quiets:
-            _update_history(history, failed & 4095, -bonus)
+            _update_history(history, from_to_of(failed), -bonus)
             _update_history(continuation, _reply_slot(position, failed, replies), -bonus)
 
     def _store(self, depth: int, score: int, alpha: int, beta: int, move: Move, ply: int) -> None:
@@ -823,21 +882,40 @@ def _continuation_row(position: Position, previous: Move) -> int:
     type that move brought to its destination, row 0 after no move or a null move."""
     if not previous:
         return 0
-    to_square = previous >> 6 & 63
+    to_square = to_square_of(previous)
     return (position.types[to_square] * 64 + to_square) * _CONTINUATION_ROW
 
 
 def _reply_slot(position: Position, move: Move, replies: int, moved: bool = False) -> int:
     """Where *move* sits in the continuation history's row *replies*: by the piece that moves and
     its destination. The piece is on the move's origin, or on its destination once it is *moved*."""
-    to_square = move >> 6 & 63
-    return replies + position.types[to_square if moved else move & 63] * 64 + to_square
+    to_square = to_square_of(move)
+    return replies + position.types[to_square if moved else from_square_of(move)] * 64 + to_square
+
+
+def _quiets_allowed(depth: int, alpha: int, static: int) -> int:
+    """How many quiet moves a non-PV node out of check searches before it skips the rest (except
+    those that give check): none after its first move when the static evaluation is too far below
+    alpha for a quiet move to matter (futility), a few by depth near the leaves (late-move
+    pruning: the ordering put the promising ones first), else all."""
+    if depth < len(FUTILITY_MARGINS) and abs(alpha) < MATE_BOUND and static + FUTILITY_MARGINS[depth] <= alpha:
+        return 0
+    return LATE_MOVE_LIMITS[depth] if depth < len(LATE_MOVE_LIMITS) else MAX_MOVES
+
+
+def _loses_exchange(position: Position, move: Move, quiet: bool, depth: int) -> bool:
+    """Whether *move*, near the leaves, loses more material in its static exchange than the
+    node can hope to win back (SEE pruning); a promotion never does."""
+    if depth > SEE_PRUNE_DEPTH or promotion_of(move):
+        return False
+    margin = SEE_QUIET_MARGIN * depth * depth if quiet else SEE_CAPTURE_MARGIN * depth
+    return static_exchange(position, move) < -margin
 
 
 def _quiet_score(position: Position, move: Move, history: list[int], continuation: list[int], replies: int,
                  moved: bool = False) -> int:
     """A quiet move's two histories together: from-to, and as a reply to the move before."""
-    return history[move & 4095] + continuation[_reply_slot(position, move, replies, moved)]
+    return history[from_to_of(move)] + continuation[_reply_slot(position, move, replies, moved)]
 
 
 def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], countermove: Move,
@@ -858,11 +936,11 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], cou
     for move in position.captures(position.side(them)):
         if move == hash_move:
             continue
-        to_square = move >> 6 & 63
-        victim = values[types[to_square] or PAWN]
-        attacker = types[move & 63]
-        item = (victim * 8 - attacker + _PROMOTION_ORDER[move >> 12]) << _SCORE_SHIFT | move
-        if values[attacker] > victim and not move >> 12 and static_exchange(position, move) < 0:
+        victim = values[types[to_square_of(move)] or PAWN]
+        attacker = types[from_square_of(move)]
+        promotion = promotion_of(move)
+        item = (capture_order(victim, attacker) + _PROMOTION_ORDER[promotion]) << _SCORE_SHIFT | move
+        if values[attacker] > victim and not promotion and static_exchange(position, move) < 0:
             bad.append(item)
         else:
             good.append(item)
@@ -879,7 +957,7 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], cou
         yield countermove
     else:
         countermove = NO_MOVE
-    scored = [(_PROMOTION_ORDER[move >> 12] if move >> 12
+    scored = [(_PROMOTION_ORDER[promotion_of(move)] if promotion_of(move)
                else _quiet_score(position, move, history, continuation, replies) - _QUIET_ORDER_OFFSET)
               << _SCORE_SHIFT | move
               for move in position.quiet_moves()
@@ -905,13 +983,19 @@ def _by_capture_value(position: Position, moves: list[Move]) -> list[tuple[int, 
     values = PIECE_VALUES
     scored = []
     for move in moves:
-        value = values[types[move >> 6 & 63] or PAWN] if position.is_capture(move) else 0
-        promotion = move >> 12
+        value = values[types[to_square_of(move)] or PAWN] if position.is_capture(move) else 0
+        promotion = promotion_of(move)
         if promotion:
             value += values[promotion] - values[PAWN]
-        scored.append((value * 8 - types[move & 63], value, move))
+        scored.append((capture_order(value, types[from_square_of(move)]), value, move))
     scored.sort(reverse=True)
     return [(value, move) for _, value, move in scored]
+
+
+def _mate_plies(mate: int) -> int:
+    """The plies of a mate in *mate* moves: ours up to the mating one, or, being mated (*mate*
+    negative), each of ours answered."""
+    return 2 * mate - 1 if mate > 0 else -2 * mate
 
 
 def _score_to_tt(score: int, ply: int) -> int:

@@ -11,11 +11,11 @@ none of them imports another for its numbers.
 What each number means, and why the term exists, is said where the evaluation uses it
 (:mod:`bot.engine.evaluation`). In the file: scalars; tuples as lists (index by python-chess
 piece type for ``PIECE_VALUES`` and ``PHASE_WEIGHTS``, where COMMONER is chess.KNIGHT; by count,
-rank or distance elsewhere; (middlegame, endgame) pairs, and ``*_MOBILITY`` as (middlegame,
-endgame, typical squares)); the pawn tables as 8 rows of 8 entries, rank 1 first, from White's
-view; the other piece-square tables in the shape the evaluation has always given them: ``step``
-centipawns per step from the rim towards the centre plus a bonus per rank (``ranks``, rank 1
-first).
+rank or distance elsewhere; (middlegame, endgame) pairs); a slider's ``*_MOBILITY`` as
+[middlegame, endgame, typical squares], read into a :class:`Mobility`; the pawn tables as 8
+rows of 8 entries, rank 1 first, from White's view; the other piece-square tables in the shape
+the evaluation has always given them: ``step`` centipawns per step from the rim towards the
+centre plus a bonus per rank (``ranks``, rank 1 first).
 
 In the compiled build the constants are mypyc ``Final`` module attributes: native statics that
 the other compiled modules read without a dictionary lookup.
@@ -67,9 +67,21 @@ def _pair(name: str) -> tuple[int, int]:
     return first, second
 
 
-def _triple(name: str) -> tuple[int, int, int]:
-    first, second, third = _ints(name, 3)
-    return first, second, third
+class Mobility:
+    """A piece type's mobility weights: centipawns per square its piece reaches (that does not
+    hold an own piece) beyond the *typical* count, in the middlegame and in the endgame. The
+    typical counts come from chess practice and are not fitted (the score is not linear in them)."""
+
+    def __init__(self, middlegame: int, endgame: int, typical: int) -> None:
+        self.middlegame: Final = middlegame
+        self.endgame: Final = endgame
+        self.typical: Final = typical
+
+
+def _mobility(name: str) -> Mobility:
+    """A slider's mobility weights, which the file holds as [middlegame, endgame, typical]."""
+    middlegame, endgame, typical = _ints(name, 3)
+    return Mobility(middlegame, endgame, typical)
 
 
 def centrality(square: chess.Square) -> int:
@@ -119,10 +131,11 @@ COMMONER_CHECK_PENALTY: Final = _int("COMMONER_CHECK_PENALTY")
 QUEEN_NEAR_PENALTY: Final = _ints("QUEEN_NEAR_PENALTY", 8)
 SAFE_CHECK_BONUS: Final = _int("SAFE_CHECK_BONUS")
 
-COMMONER_MOBILITY: Final = _int("COMMONER_MOBILITY")
-BISHOP_MOBILITY: Final = _triple("BISHOP_MOBILITY")
-ROOK_MOBILITY: Final = _triple("ROOK_MOBILITY")
-QUEEN_MOBILITY: Final = _triple("QUEEN_MOBILITY")
+#: A commoner's steps count in the middlegame only, all of them (the file holds one number).
+COMMONER_MOBILITY: Final = Mobility(_int("COMMONER_MOBILITY"), 0, 0)
+BISHOP_MOBILITY: Final = _mobility("BISHOP_MOBILITY")
+ROOK_MOBILITY: Final = _mobility("ROOK_MOBILITY")
+QUEEN_MOBILITY: Final = _mobility("QUEEN_MOBILITY")
 ROOK_OPEN_FILE: Final = _pair("ROOK_OPEN_FILE")
 ROOK_HALF_OPEN_FILE: Final = _pair("ROOK_HALF_OPEN_FILE")
 

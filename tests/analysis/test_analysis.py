@@ -277,3 +277,19 @@ def test_a_game_analysed_twice_is_not_annotated_twice(builtin: chess.engine.Simp
     evals, nags, summaries, sentences, _ = shape(again)
     assert evals == 3 and summaries == 1 and nags == sentences >= 1
     assert again.next().clock() == 59
+
+
+def test_a_mate_found_in_a_timed_analysis_is_written_with_the_depth_that_found_it(
+        builtin: chess.engine.SimpleEngine) -> None:
+    """After 1. Qd3 Black is mated in three: the eval reads ``#3`` with the depth of the iteration
+    that holds those six plies, not the engine's MAX_PLY (it read ``[%eval #3,100]``: the search
+    ran on to its last ply, each iteration a repetition of the mate)."""
+    board = KnightmateBoard("2k5/8/8/4m3/8/3b4/8/R2QK3 w - - 0 30")
+    game = game_of(board, ["Qd3"])
+    analysis = analyse_game(builtin, board, list(game.mainline_moves()), chess.engine.Limit(time=2.0))
+    written = reread(annotated(game, analysis, "test engine")).next()
+    assert written is not None
+    score = written.eval()
+    assert score is not None and score.white() == Mate(3)
+    depth = written.eval_depth()
+    assert depth is not None and 6 <= depth < 20

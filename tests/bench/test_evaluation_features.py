@@ -70,12 +70,18 @@ def test_numbers_written_into_the_weights_file_are_the_numbers_read_back(tmp_pat
 
 def test_the_engine_reads_its_numbers_from_the_weights_file() -> None:
     """The tables the position and evaluation use are built from the file: a piece-square entry is
-    the piece's value plus its table's step and rank bonus, as the file says."""
+    the piece's value plus its table's step and rank bonus, and a slider's mobility weights are
+    its [middlegame, endgame, typical], as the file says."""
     data = weights.read_data()
     queen = data["QUEEN_MG"]
     expected = data["PIECE_VALUES"][chess.QUEEN] + queen["step"] * 3 + queen["ranks"][3]
     assert weights.MG[weights.piece_square_index(chess.WHITE, chess.QUEEN, chess.D4)] == expected
     assert weights.MG[weights.piece_square_index(chess.BLACK, chess.QUEEN, chess.D5)] == -expected
+    for name in ("BISHOP_MOBILITY", "ROOK_MOBILITY", "QUEEN_MOBILITY"):
+        mobility = getattr(weights, name)
+        assert [mobility.middlegame, mobility.endgame, mobility.typical] == data[name]
+    commoner = weights.COMMONER_MOBILITY
+    assert (commoner.middlegame, commoner.endgame, commoner.typical) == (data["COMMONER_MOBILITY"], 0, 0)
     assert evaluation_features._current() == dict(zip(evaluation_features.KEYS,
                                                        evaluation_features.current_values(), strict=True))
 

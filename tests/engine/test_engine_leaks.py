@@ -12,7 +12,7 @@ import pyffish
 
 from bot.engine import Engine, Limits
 from bot.engine.evaluation import evaluate
-from bot.engine.moves import captures
+from bot.engine.moves import gaining_moves
 from bot.engine.position import NO_MOVE, Position, encode
 from bot.engine.search import EXACT, FUTILITY_MARGINS, LOWER, MATE_BOUND, UPPER
 from tests.helpers.search_internals import make_search
@@ -29,7 +29,7 @@ def test_quiescence_promotes_on_an_empty_square() -> None:
     square was stood pat on as a pawn."""
     fen = "4k3/P7/8/8/8/8/8/4K3 w - - 0 1"
     promotion = encode(chess.Move.from_uci("a7a8q"))
-    assert promotion in [move for _, move in captures(Position.from_board(KnightmateBoard(fen)), 1)]
+    assert promotion in [move for _, move in gaining_moves(Position.from_board(KnightmateBoard(fen)), 1)]
     score = make_search(fen)._quiescence(-30_000, 30_000, 1)
     assert score > 700  # a queen, not a pawn
 

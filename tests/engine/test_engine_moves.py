@@ -5,17 +5,16 @@ from __future__ import annotations
 import chess
 import pytest
 
-from bot.engine.moves import captures as position_captures
-from bot.engine.moves import quiet_checks, static_exchange
+from bot.engine.moves import capture_order, gaining_moves, quiet_checks, static_exchange
 from bot.engine.position import Position, decode, encode
 from bot.engine.weights import PIECE_VALUES
 from tests.helpers.random_positions import random_positions
 from variant import KnightmateBoard
 
 
-def captures(board: KnightmateBoard, min_gain: int, skip_losing: bool = False) -> list[tuple[int, chess.Move]]:
-    """The generator's captures on the lean position made from *board*, as python-chess moves."""
-    return [(gain, decode(move)) for gain, move in position_captures(Position.from_board(board), min_gain, skip_losing)]
+def gaining_moves_of(board: KnightmateBoard, min_gain: int, skip_losing: bool = False) -> list[tuple[int, chess.Move]]:
+    """The quiescence generator's moves on the lean position made from *board*, as python-chess moves."""
+    return [(gain, decode(move)) for gain, move in gaining_moves(Position.from_board(board), min_gain, skip_losing)]
 
 
 def expected_captures(board: KnightmateBoard) -> set[chess.Move]:
@@ -26,20 +25,20 @@ def expected_captures(board: KnightmateBoard) -> set[chess.Move]:
 
 def test_all_captures_are_the_boards_pseudo_legal_captures_with_queen_promotions() -> None:
     for board in random_positions(150, seed=9):
-        generated = [move for _, move in captures(board, -10_000)]
+        generated = [move for _, move in gaining_moves_of(board, -10_000)]
         assert len(generated) == len(set(generated))
         assert set(generated) == expected_captures(board), board.fen()
 
 
 def test_captures_come_most_valuable_victim_first() -> None:
     for board in random_positions(100, seed=10):
-        gains = [gain for gain, move in captures(board, -10_000) if not move.promotion]
+        gains = [gain for gain, move in gaining_moves_of(board, -10_000) if not move.promotion]
         assert gains == sorted(gains, reverse=True), board.fen()
 
 
 def test_threshold_drops_only_captures_worth_less() -> None:
     for board in random_positions(100, seed=11):
-        kept = {move for _, move in captures(board, PIECE_VALUES[chess.BISHOP])}
+        kept = {move for _, move in gaining_moves_of(board, PIECE_VALUES[chess.BISHOP])}
         for move in expected_captures(board):
             victim = board.piece_type_at(move.to_square) or chess.PAWN  # en passant takes a pawn
             worth = PIECE_VALUES[victim] >= PIECE_VALUES[chess.BISHOP] or move.promotion is not None
@@ -99,7 +98,7 @@ def test_static_exchange_agrees_with_an_exchange_played_on_the_board() -> None:
 
 def test_skip_losing_drops_only_defended_victims_taken_by_bigger_pieces() -> None:
     for board in random_positions(100, seed=12):
-        kept = {move for _, move in captures(board, -10_000, skip_losing=True)}
+        kept = {move for _, move in gaining_moves_of(board, -10_000, skip_losing=True)}
         for move in expected_captures(board):
             attacker = board.piece_type_at(move.from_square)
             victim = board.piece_type_at(move.to_square) or chess.PAWN
@@ -164,3 +163,10 @@ def test_quiet_checks_are_the_quiet_moves_whose_piece_then_attacks_the_royal_kni
         assert set(generated) == expected, board.fen()
         found += len(expected)
     assert found > 100
+
+
+def test_capture_order_puts_the_bigger_gain_first_and_the_cheaper_attacker_among_equals() -> None:
+    queen, rook = PIECE_VALUES[chess.QUEEN], PIECE_VALUES[chess.ROOK]
+    keys = [capture_order(queen, chess.PAWN), capture_order(queen, chess.KING), capture_order(rook + 1, chess.KING),
+            capture_order(rook, chess.PAWN), capture_order(rook, chess.QUEEN)]
+    assert keys == sorted(keys, reverse=True) and len(set(keys)) == len(keys)

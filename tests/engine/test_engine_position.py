@@ -12,7 +12,17 @@ import chess
 import pytest
 
 from bot.engine.evaluation import base_terms
-from bot.engine.position import NO_SQUARE, Position, decode, encode
+from bot.engine.position import (
+    FROM_TO_SLOTS,
+    NO_SQUARE,
+    Position,
+    decode,
+    encode,
+    from_square_of,
+    from_to_of,
+    promotion_of,
+    to_square_of,
+)
 from tests.helpers.perft_counts import PERFT_COUNTS, QUICK_PERFT_CASES
 from tests.helpers.random_positions import random_positions
 from variant import KnightmateBoard
@@ -82,6 +92,25 @@ def _pick(rng: random.Random, board: KnightmateBoard) -> chess.Move:
     moves = list(board.legal_moves)
     special = [move for move in moves if board.is_castling(move) or board.is_en_passant(move) or move.promotion]
     return rng.choice(special if special and rng.random() < 0.7 else moves)
+
+
+def test_a_moves_parts_read_back_as_python_chess_gives_them() -> None:
+    """Every move shape (promotions to each piece, castling, en passant, captures) on the board
+    and its int form, read back part by part; the from-to index tells every pair of squares apart."""
+    every_shape = KnightmateBoard("r3k2r/1P3ppp/2m1pm2/3pP3/8/2M2M2/5PPP/R3K2R w KQkq d6 0 20")
+    assert {"b7a8q", "b7b8n", "e5d6", "e1g1", "e1c1"} <= {move.uci() for move in every_shape.legal_moves}
+    from_to_indices = set()
+    for board in [every_shape, *random_positions(40, seed=11)]:
+        for move in board.legal_moves:
+            move_int = encode(move)
+            assert (from_square_of(move_int), to_square_of(move_int), promotion_of(move_int)) \
+                == (move.from_square, move.to_square, move.promotion or 0)
+            assert decode(move_int) == move
+            from_to = from_to_of(move_int)
+            assert from_to == from_to_of(encode(chess.Move(move.from_square, move.to_square)))
+            from_to_indices.add((from_to, move.from_square, move.to_square))
+    assert all(0 <= index < FROM_TO_SLOTS for index, _, _ in from_to_indices)
+    assert len({index for index, _, _ in from_to_indices}) == len({squares[1:] for squares in from_to_indices})
 
 
 def test_keys_match_exactly_when_positions_repeat() -> None:

@@ -18,7 +18,18 @@ import pytest
 
 from bot.engine import Engine, Limits, SearchResult
 from bot.engine.position import NO_MOVE, encode
-from bot.engine.search import _LMR_SIZE, _REDUCTIONS, _continuation_row, _ordered_moves
+from bot.engine.search import (
+    _LMR_SIZE,
+    _REDUCTIONS,
+    FUTILITY_MARGINS,
+    LATE_MOVE_LIMITS,
+    MATE_BOUND,
+    MAX_MOVES,
+    MAX_PLY,
+    _continuation_row,
+    _ordered_moves,
+    _quiets_allowed,
+)
 from tests.helpers.random_positions import random_positions
 from tests.helpers.search_internals import make_search
 from variant import KnightmateBoard
@@ -92,6 +103,26 @@ def test_reports_being_mated_as_negative_mate() -> None:
     board.push(first)
     result = Engine(hash_mb=16).search(board, Limits(depth=4))
     assert result.mate == -1
+
+
+MATE_IN_FOUR = "2k5/8/8/4m3/8/3b4/8/R2QK3 w - - 0 30"
+
+
+@pytest.mark.parametrize("moves", [[], ["d1d3"]], ids=["giving mate", "being mated"])
+def test_a_timed_search_ends_at_the_depth_that_holds_its_mate(moves: list[str]) -> None:
+    """Once an iteration's depth holds every line of the mate it found, deeper iterations only
+    repeat it (the mate-distance bounds cut everything beyond), so a timed search stops there and
+    reports that depth. Being mated, it used to iterate on to MAX_PLY and report depth 100, which
+    the PGN's ``[%eval #-3,100]`` then showed."""
+    board = KnightmateBoard(MATE_IN_FOUR)
+    for move in moves:
+        board.push_uci(move)
+    infos: list[SearchResult] = []
+    result = Engine(hash_mb=16).search(board, Limits(movetime_ms=5000), on_info=infos.append)
+    assert result.mate is not None and result.mate == (4 if not moves else -3)
+    mate_plies = 2 * result.mate - 1 if result.mate > 0 else -2 * result.mate
+    holding = [info.depth for info in infos if info.mate == result.mate and info.depth >= mate_plies]
+    assert result.depth == holding[0] < MAX_PLY
 
 
 def test_checkmated_position_returns_no_move() -> None:
@@ -259,3 +290,16 @@ def test_a_quiet_reply_that_cut_after_the_same_move_is_ordered_first() -> None:
     other = _continuation_row(position, NO_MOVE)
     assert other != replies
     assert search.continuation[other + position.types[cut & 63] * 64 + (cut >> 6 & 63)] == 0
+
+
+def test_quiet_moves_allowed_near_the_leaves_are_none_when_futile_else_the_late_move_limit() -> None:
+    """Futility (no quiet move after the first when the static evaluation is a margin below
+    alpha) and late-move pruning (a few quiet moves by depth) as one count; neither away from the
+    leaves, and futility never against a mate score."""
+    depth = 1
+    below = -FUTILITY_MARGINS[depth]
+    assert _quiets_allowed(depth, 0, below) == 0
+    assert _quiets_allowed(depth, 0, below + 1) == LATE_MOVE_LIMITS[depth]
+    assert _quiets_allowed(depth, -MATE_BOUND, -MATE_BOUND - FUTILITY_MARGINS[depth]) == LATE_MOVE_LIMITS[depth]
+    assert _quiets_allowed(len(FUTILITY_MARGINS), 0, -10_000) == LATE_MOVE_LIMITS[len(FUTILITY_MARGINS)]
+    assert _quiets_allowed(len(LATE_MOVE_LIMITS), 0, -10_000) == MAX_MOVES
