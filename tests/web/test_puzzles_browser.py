@@ -25,6 +25,8 @@ from bot.web.puzzle_set import load_puzzle_set
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 PUZZLES_CSV = Path(__file__).resolve().parent / "data" / "puzzles.csv"
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
