@@ -47,6 +47,7 @@ from pathlib import Path
 import chess
 import yaml
 
+from bot.own_command import OWN_COMMAND
 from bot.sandbox import GameRecord, Sandbox
 
 BOT = "soakbot"
@@ -159,7 +160,7 @@ class BotProcess:
         connected = self.sandbox.connections("event", BOT)
         env = dict(os.environ, KNIGHTMATE_BOT_TOKEN=TOKEN)
         with self.log.open("ab") as output:
-            self.process = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--config", str(self.config)],
+            self.process = subprocess.Popen([*OWN_COMMAND, "run", "--config", str(self.config)],
                                             stdout=output, stderr=subprocess.STDOUT, env=env)
         self.sandbox.wait_connections("event", BOT, connected + 1, timeout=60)
 

@@ -20,6 +20,7 @@ from bot.analysis.lines import (
     PositionAnalysis,
     analyse_position,
     close_engine,
+    engine_name,
     open_engine,
 )
 from bot.analysis.whole_game import GameAnalysis, MoveReview, SideSummary, analyse_game
@@ -27,5 +28,5 @@ from bot.analysis.whole_game import GameAnalysis, MoveReview, SideSummary, analy
 __all__ = [
     "BUILTIN_COMMAND", "AnalysisEngineError", "AnalysisStopped", "EngineCommand", "GameAnalysis", "Judgement", "Line",
     "MoveReview", "PositionAnalysis", "SideSummary", "analyse_game", "analyse_position", "analyst", "annotated",
-    "close_engine", "open_engine",
+    "close_engine", "engine_name", "open_engine",
 ]

@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bot.own_command import OWN_COMMAND
 from bot.sandbox import Sandbox
 from tests.helpers.bot_harness import BOT, TOKEN, decline_reason, make_sandbox, play
 
@@ -48,7 +48,7 @@ def write_config(sandbox: Sandbox, directory: Path, concurrency: int = 1, **game
 
 
 def knightmate_bot(*args: str) -> list[str]:
-    return [sys.executable, "-m", "bot.cli", *args]
+    return [*OWN_COMMAND, *args]
 
 
 def environment(token: str | None = TOKEN) -> dict[str, str]:
