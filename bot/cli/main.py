@@ -14,9 +14,9 @@ from pathlib import Path
 
 import chess
 
+from bot.cli.exit_codes import EXIT_USAGE, GAMES_EXIT_HELP
 from variant import KnightmateBoard
 
-EXIT_USAGE = 2
 #: ``analyse``'s search depth per position when none is asked for: about 20 s for a 60-ply game here
 #: (depth 10 took 2-4 minutes for the same games on the shared machine).
 DEFAULT_ANALYSIS_DEPTH = 8
@@ -101,13 +101,14 @@ def _analyse(args: argparse.Namespace) -> int:
     import chess.engine
 
     from bot.analysis import AnalysisEngineError
+    from bot.analysis.pgn_input import PgnInputError
     from bot.cli.analyse import AnalyseError, run
 
     limit = chess.engine.Limit(time=args.movetime_ms / 1000) if args.movetime_ms is not None \
         else chess.engine.Limit(depth=args.depth)
     try:
         return run(args.games, limit, args.engine, args.output, sys.stdout, sys.stderr)
-    except (AnalyseError, AnalysisEngineError) as error:
+    except (AnalyseError, PgnInputError, AnalysisEngineError) as error:
         print(f"knightmate-bot analyse: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -199,7 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
                                   description="Analyses each game position by position, marks inaccuracies, "
                                               "mistakes and blunders as Lichess does, and writes the games "
                                               "back as PGN with evaluations, better lines and each side's "
-                                              "accuracy.")
+                                              "accuracy. A game that cannot be analysed is named and passed "
+                                              "over; the others are analysed.",
+                                  epilog=GAMES_EXIT_HELP)
     analyse.add_argument("games", nargs="+", type=Path, metavar="GAME.pgn",
                          help="PGN files, or directories of them (such as the bot's game.pgn_dir)")
     budget = analyse.add_mutually_exclusive_group()

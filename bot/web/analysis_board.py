@@ -10,7 +10,6 @@ after :data:`MAX_SEARCH_S`. Nothing here speaks HTTP.
 
 from __future__ import annotations
 
-import io
 import logging
 import queue
 import threading
@@ -28,7 +27,9 @@ from bot.analysis import (
     PositionAnalysis,
     analyse_position,
     close_engine,
+    engine_name,
 )
+from bot.analysis.pgn_input import read_error, read_games
 from bot.sandbox.human import check_square, legal_moves_json
 from bot.sandbox.imitations import JsonObject
 from bot.sandbox.world import ApiError
@@ -83,7 +84,8 @@ def read_paste(text: str) -> JsonObject:
                             f"{MAX_PASTE_CHARS}.")
     if "\n" not in text and text.count("/") == 7 and not text.startswith("["):
         return {"initialFen": _position(text).fen(), "plies": [], "headers": {}}
-    game = chess.pgn.read_game(io.StringIO(knightmate_pgn(text)))
+    games = read_games(knightmate_pgn(text))
+    game = games[0] if games else None
     # Text that is not PGN reads as a game with no moves, no errors and only the default headers.
     told = [key for key, value in (game.headers.items() if game else []) if value not in ("?", "????.??.??", "*")]
     if game is None or (not game.errors and game.next() is None and told == ["Variant"]):
@@ -91,8 +93,9 @@ def read_paste(text: str) -> JsonObject:
     board = game.board()
     if not isinstance(board, KnightmateBoard):
         raise ApiError(400, f"That game is not Knightmate (its Variant is {game.headers.get('Variant')!r}).")
-    if game.errors:
-        raise ApiError(400, f"That PGN cannot be read: {_first_line(game.errors[0])}")
+    error = read_error(game)
+    if error is not None:
+        raise ApiError(400, f"That PGN cannot be read: {error}.")
     problem = _problem(board)
     if problem:
         raise ApiError(400, f"That PGN's start position is not a Knightmate position: {problem}.")
@@ -252,7 +255,9 @@ class Search:
             self._queue.put(None)
 
     def _report(self, analysis: PositionAnalysis) -> None:
-        """An iteration's lines, scores from White's side (as the page's bar and list show them)."""
+        """An iteration's lines, scores from White's side (as the page's bar and list show them), and
+        the engine's name (UCI's ``id name``, for the built-in engine its version and build) with the
+        depth, so the page can say which build answers and how deep it looked."""
         lines = []
         for line in analysis.lines:
             board = self._board.copy()
@@ -262,5 +267,5 @@ class Search:
                 sans.append(board.san_and_push(move))
                 fens.append(board.fen())
             lines.append({"uci": ucis, "san": sans, "fen": fens, **score_json(line.score)})
-        self._queue.put({"type": "info", "depth": analysis.depth, "nodes": analysis.nodes, "lines": lines,
-                         "sentAtMs": round(time.time() * 1000)})
+        self._queue.put({"type": "info", "engine": engine_name(self._analyser.engine()), "depth": analysis.depth,
+                         "nodes": analysis.nodes, "lines": lines, "sentAtMs": round(time.time() * 1000)})

@@ -11,7 +11,6 @@ import io
 import json
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +26,8 @@ from bot.analysis import EngineCommand, close_engine
 from bot.cli.local_page import PlayError, announce, check_host
 from bot.cli.main import main
 from bot.engine import levels
+from bot.engine.uci import ENGINE_NAME
+from bot.own_command import OWN_COMMAND
 from bot.sandbox import Sandbox, human
 from bot.sandbox.opponents import strength_options
 from bot.web.page_server import CSRF_HEADER, PageServer, host_allowed
@@ -343,7 +344,7 @@ def test_the_play_command_prints_its_address_serves_the_page_and_stops_on_ctrl_c
     config = tmp_path / "config.yml"
     config.write_text(f"engine:\n  workers: 1\n  hash_mb: 8\n  ponder: false\ngame:\n  pgn_dir: {tmp_path / 'games'}\n",
                       encoding="utf-8")
-    process = subprocess.Popen([sys.executable, "-m", "bot.cli", "play", "--config", str(config), "--port", "0"],
+    process = subprocess.Popen([*OWN_COMMAND, "play", "--config", str(config), "--port", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tmp_path)
     assert process.stdout is not None
     guard = threading.Timer(60, process.kill)  # a hung command fails the test instead of hanging it
@@ -397,7 +398,8 @@ def test_a_pasted_pgn_is_read_into_plies_with_san_and_positions(served: Served) 
     ("x" * 20_001, "That paste is 20001 characters long; a FEN or a PGN game is at most 20000."),
     ("rmbq1bmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQ - 0 1",
      "That is not a Knightmate FEN: invalid Knightmate position (black has no royal knight)."),
-    ("1. e4 e5 2. Ke3 *", "That PGN cannot be read: illegal san: 'Ke3'"),
+    ("1. e4 e5 2. Ke3 *", "That PGN cannot be read: illegal move 2. Ke3."),
+    ("1. e4 d5 2. Qg4 Nf6 *", "That PGN cannot be read: illegal move 2... Nf6."),
     ('[Variant "Crazyhouse"]\n\n1. e4 *', "That game is not Knightmate (its Variant is 'Crazyhouse')."),
 ])
 def test_a_hostile_paste_gets_one_clear_sentence(served: Served, text: str, message: str) -> None:
@@ -429,6 +431,7 @@ def test_the_engine_lines_stream_deepen_and_stop_when_the_page_leaves(served: Se
             if len(depths) == 4:
                 break
     assert depths == sorted(depths) and depths[-1] > depths[0]
+    assert line["engine"] == ENGINE_NAME  # the page says which build answers: this very install's
     assert line["lines"][0]["san"][0] == "Qf4#" and line["lines"][0]["mate"] == 1
     assert len(line["lines"][0]["fen"]) == len(line["lines"][0]["uci"])
     search = served.page.analyser.current
@@ -488,6 +491,10 @@ def test_a_review_runs_the_configured_engine_at_full_strength(tmp_path: Path) ->
             with served.session.get(f"{served.url}/api/review/stream/{game_id}", stream=True, timeout=30) as response:
                 lines = [json.loads(raw) for raw in response.iter_lines() if raw]
     assert lines[-1]["type"] == "review" and len(lines[-1]["evals"]) == 2, lines[-1]
+    assert lines[-1]["engine"].startswith("Fairy-Stockfish") and len(lines[-1]["depths"]) == 2
+    progress = [line for line in lines if line["type"] == "progress"]
+    assert [line["done"] for line in progress] == [1, 2] and all(line["depth"] > 0 for line in progress[:1])
+    assert all(line["engine"] == lines[-1]["engine"] for line in progress)
     told = record.read_text().splitlines()
     assert told.count("go movetime 150") == 2 and "setoption name Hash value 8" in told
     assert not [line for line in told if "UCI_LimitStrength" in line or "UCI_Elo" in line]
