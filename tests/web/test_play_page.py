@@ -30,7 +30,7 @@ from bot.engine.uci import ENGINE_NAME
 from bot.own_command import OWN_COMMAND
 from bot.sandbox import Sandbox, human
 from bot.sandbox.opponents import strength_options
-from bot.web.page_server import CSRF_HEADER, PageServer, host_allowed
+from bot.web.page_server import CSRF_HEADER, PageServer, PgnSource, host_allowed
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish, recorded, wait_until
 from variant import KnightmateBoard
 
@@ -70,9 +70,11 @@ class Served:
 
 
 @contextlib.contextmanager
-def serving(sandbox: Sandbox, seat: human.HumanSeat, engine: EngineCommand | None = None) -> Iterator[Served]:
-    """The page of *seat* on a port of its own, its analysis on *engine*; stopped with *sandbox*."""
-    with PageServer(("127.0.0.1", 0), seat, KEY, lambda game_id: None, engine) as page:
+def serving(sandbox: Sandbox, seat: human.HumanSeat, engine: EngineCommand | None = None,
+            bot_pgn: PgnSource = lambda game_id: None) -> Iterator[Served]:
+    """The page of *seat* on a port of its own, its analysis on *engine*, the bot's PGN files from
+    *bot_pgn* (none by default); stopped with *sandbox*."""
+    with PageServer(("127.0.0.1", 0), seat, KEY, bot_pgn, engine) as page:
         thread = threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.1})
         thread.start()
         try:
@@ -280,11 +282,44 @@ def test_the_pgn_so_far_comes_from_the_sandbox_while_no_bot_file_exists(served: 
     served.post(f"/api/board/game/{game_id}/move/e2e4")
     response = served.get(f"/api/board/game/{game_id}/pgn")
     assert response.status_code == 200 and "attachment" in response.headers["Content-Disposition"]
-    assert "1. e4 *" in response.text and '[Variant "Knightmate"]' in response.text
-    headers = chess.pgn.read_headers(io.StringIO(response.text))
-    assert headers is not None
+    assert '[Variant "Knightmate"]' in response.text
+    game = chess.pgn.read_game(io.StringIO(response.text))
+    assert game is not None and [node.san() for node in game.mainline()] == ["e4"]
+    assert game.end().clock() is not None  # [%clk], as the bot's own file has it
+    headers = game.headers
     assert headers["White"] == "you" and headers["Black"] == "statue" and headers["TimeControl"] == "180+2"
     assert headers["Event"] == "knightmate-bot play" and "?" not in headers["Date"] and headers["Result"] == "*"
+
+
+def test_the_pgn_of_a_finished_game_comes_from_the_bot_s_file_only_when_the_bot_played_it() -> None:
+    """A game against the computer has no bot file: its PGN must not wait for one (it took 5 s)."""
+    asked: list[str] = []
+
+    def bot_pgn(game_id: str) -> str | None:
+        asked.append(game_id)
+        return None
+
+    with Sandbox("lichess") as sandbox:
+        sandbox.add_opponent("statue", strategy="idle")
+        sandbox.add_opponent("computer-1", strategy="level1")
+        seat = sandbox.add_person("you", bot="statue", computers={1: "computer-1"})
+        with serving(sandbox, seat, bot_pgn=bot_pgn) as served:
+            answer = served.post("/api/challenge/ai", {"level": 1, "clock.limit": 300, "clock.increment": 3,
+                                                       "color": "black", "fen": ""}).json()
+            against_computer = answer["gameId"]
+            sandbox.wait_moves(against_computer, 1, timeout=10)
+            reply = served.state(against_computer)["legalMoves"][0]["uci"]
+            assert served.post(f"/api/board/game/{against_computer}/move/{reply}").status_code == 200
+            assert served.post(f"/api/board/game/{against_computer}/resign").status_code == 200
+            computer_pgn = served.get(f"/api/board/game/{against_computer}/pgn").text
+            against_bot = served.new_game()
+            assert served.post(f"/api/board/game/{against_bot}/resign").status_code == 200
+            assert served.get(f"/api/board/game/{against_bot}/pgn").status_code == 200
+    assert asked == [against_bot]
+    game = chess.pgn.read_game(io.StringIO(computer_pgn))
+    assert game is not None and game.headers["White"] == "computer-1" and game.headers["Result"] == "1-0"
+    clocks = [node.clock() for node in game.mainline()]
+    assert len(clocks) >= 2 and all(clock is not None and 0 < clock <= 303 for clock in clocks), clocks
 
 
 def test_a_paste_too_long_for_a_fen_is_refused_without_being_echoed(served: Served) -> None:
