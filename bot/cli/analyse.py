@@ -13,6 +13,7 @@ per game go to standard error, and a progress bar too when that is a terminal.
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 import time
@@ -21,11 +22,10 @@ from pathlib import Path
 from typing import TextIO
 
 import chess.engine
-from tqdm import tqdm
 
 from bot.analysis import EngineCommand, analyse_game, analyst, annotated, engine_name
 from bot.cli.exit_codes import EXIT_ALL_DONE, EXIT_SOME_PASSED_OVER
-from bot.cli.game_files import usable_games
+from bot.cli.game_files import advance, positions_bar, usable_games
 from variant import KnightmateBoard
 
 
@@ -44,19 +44,18 @@ def run(paths: Sequence[Path], limit: chess.engine.Limit, engine_command: Sequen
         return EXIT_SOME_PASSED_OVER
     engine_to_open = EngineCommand(tuple(engine_command) if engine_command else None)
     annotator = analyst(engine_to_open, limit)
-    total = sum(len(list(item.game.mainline_moves())) + 1 for item in games)
     engine = engine_to_open.open()
     try:
         print(f"knightmate-bot analyse: {engine_name(engine)} analyses {len(games)} "
               f"game{'s' if len(games) != 1 else ''}", file=stderr)
-        with tqdm(total=total, unit="position", file=stderr, disable=not stderr.isatty(), leave=False) as bar:
+        with positions_bar(games, stderr) as bar:
             for item in games:
                 game = item.game
                 started = time.monotonic()
                 moves = list(game.mainline_moves())
                 board = game.board()
                 assert isinstance(board, KnightmateBoard)
-                analysis = analyse_game(engine, board, moves, limit, on_progress=lambda *_: _advance(bar))
+                analysis = analyse_game(engine, board, moves, limit, on_progress=functools.partial(advance, bar))
                 output.add(item.path, str(annotated(game, analysis, annotator)) + "\n\n")
                 bar.write(f"{item.path.name} game {item.number}: {game.headers.get('White', '?')} - "
                           f"{game.headers.get('Black', '?')} {game.headers.get('Result', '*')}: "
@@ -95,10 +94,6 @@ class _Output:
         target = self._path / source.name if self._directory else self._path
         self._texts[target] = self._texts.get(target, "") + text
         _write_atomically(target, self._texts[target])
-
-
-def _advance(bar: tqdm) -> None:  # type: ignore[type-arg]
-    bar.update()
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from tqdm import tqdm
+
 from bot.analysis.pgn_input import FileGame, game_problem, pgn_files, read_file
 
 
@@ -32,3 +34,15 @@ def usable_games(paths: Sequence[Path], stderr: TextIO, command: str) -> tuple[l
         else:
             print(f"{command}: {game.name}: {problem}; passed over", file=stderr)
     return usable, len(games) - len(usable)
+
+
+def positions_bar(games: Sequence[FileGame], stderr: TextIO) -> tqdm:  # type: ignore[type-arg]
+    """A progress bar over every position of *games* (the start and one after each move), on
+    *stderr* when it is a terminal, and nowhere otherwise."""
+    total = sum(len(list(item.game.mainline_moves())) + 1 for item in games)
+    return tqdm(total=total, unit="position", file=stderr, disable=not stderr.isatty(), leave=False)
+
+
+def advance(bar: tqdm, *_: int) -> None:  # type: ignore[type-arg]
+    """One position more on *bar*; takes and ignores the done and total counts of an ``on_progress``."""
+    bar.update()

@@ -20,6 +20,8 @@ from variant import KnightmateBoard
 #: ``analyse``'s search depth per position when none is asked for: about 20 s for a 60-ply game here
 #: (depth 10 took 2-4 minutes for the same games on the shared machine).
 DEFAULT_ANALYSIS_DEPTH = 8
+#: ``puzzles``' depth for each candidate and each move of its solution, with two lines.
+DEFAULT_PUZZLE_CHECK_DEPTH = 12
 
 
 def _board(args: argparse.Namespace) -> int:
@@ -113,6 +115,26 @@ def _analyse(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("knightmate-bot analyse: interrupted; the games finished so far are written", file=sys.stderr)
+        return 130
+
+
+def _puzzles(args: argparse.Namespace) -> int:
+    """Mines puzzles from PGN games into Lichess's puzzle CSV; bad input and a bad engine are one line, exit 2."""
+    import chess.engine
+
+    from bot.analysis import AnalysisEngineError
+    from bot.analysis.pgn_input import PgnInputError
+    from bot.analysis.puzzles import MiningLimits
+    from bot.cli.puzzles import PuzzlesError, run
+
+    limits = MiningLimits(scan=chess.engine.Limit(depth=args.depth), check=chess.engine.Limit(depth=args.check_depth))
+    try:
+        return run(args.games, limits, args.engine, args.check_with, args.output, sys.stdout, sys.stderr)
+    except (PuzzlesError, PgnInputError, AnalysisEngineError) as error:
+        print(f"knightmate-bot puzzles: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("knightmate-bot puzzles: interrupted; the puzzles of the games mined so far are written", file=sys.stderr)
         return 130
 
 
@@ -216,6 +238,33 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("-o", "--output", default=None, metavar="OUT",
                          help="write to this file, or into this directory one file per input (default: stdout)")
     analyse.set_defaults(handler=_analyse)
+
+    puzzles = commands.add_parser(
+        "puzzles", help="mine puzzles from PGN games into Lichess's puzzle CSV",
+        description="Finds the moves after which exactly one move wins (material or mate), checked by a "
+                    "deeper search with two lines, and follows each line while the winning side's moves stay "
+                    "the only good ones. Writes Lichess's puzzle CSV (PuzzleId,FEN,Moves,Rating,RatingDeviation,"
+                    "Popularity,NbPlays,Themes,GameUrl,OpeningTags): the FEN before the opponent's move, that "
+                    "move then the solution in UCI, themes such as mateIn2, crushing, short, quietMove, and a "
+                    "rating estimated from the depth the engine needed and the solution's length. "
+                    "Example: knightmate-bot puzzles games/ -o puzzles.csv --check-with /usr/games/fairy-stockfish",
+        epilog=GAMES_EXIT_HELP)
+    puzzles.add_argument("games", nargs="+", type=Path, metavar="GAMES",
+                         help="PGN files, or directories of them (such as the bot's game.pgn_dir)")
+    puzzles.add_argument("-o", "--output", type=Path, default=None, metavar="OUT.csv",
+                         help="write the CSV to this file (default: stdout)")
+    puzzles.add_argument("--depth", type=_positive, default=DEFAULT_ANALYSIS_DEPTH,
+                         help=f"search every position of a game to this depth to find candidates "
+                              f"(default: {DEFAULT_ANALYSIS_DEPTH})")
+    puzzles.add_argument("--check-depth", type=_positive, default=DEFAULT_PUZZLE_CHECK_DEPTH,
+                         help="search each candidate and each move of its solution to this depth, two lines "
+                              f"(default: {DEFAULT_PUZZLE_CHECK_DEPTH})")
+    puzzles.add_argument("--engine", metavar="CMD", type=_command_line, default=None,
+                         help="mine with this UCI engine, e.g. /usr/games/fairy-stockfish (default: the built-in one)")
+    puzzles.add_argument("--check-with", metavar="CMD", type=_command_line, default=None,
+                         help="keep only the puzzles this second UCI engine agrees with at --check-depth: each "
+                              "solver move its best, the second best clearly worse")
+    puzzles.set_defaults(handler=_puzzles)
 
     play = commands.add_parser("play", help="play the bot, with its config, on a local web page")
     play.add_argument("--config", metavar="PATH", help="the bot's config file (default: ./config.yml if present)")
