@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-import fcntl
 import io
-import os
-import pty
-import struct
-import subprocess
 import sys
-import termios
 from pathlib import Path
 
 import chess
@@ -17,7 +11,7 @@ import chess.pgn
 import pytest
 
 from bot.cli.main import main
-from bot.own_command import OWN_COMMAND
+from tests.helpers.terminal import stderr_on_a_terminal
 from variant import KnightmateBoard
 
 #: 2. Qg4 hangs the queen to the c8 bishop.
@@ -198,22 +192,7 @@ def test_a_missing_input_and_a_conflicting_budget_are_refused(tmp_path: Path,
 
 
 def test_the_progress_bar_shows_on_a_terminal(tmp_path: Path) -> None:
-    source = write_game(tmp_path / "game.pgn")
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # a new pty has no columns
-    process = subprocess.Popen([*OWN_COMMAND, "analyse", str(source), *DEPTH],
-                               stdout=subprocess.DEVNULL, stderr=follower, stdin=subprocess.DEVNULL)
-    os.close(follower)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(leader, 4096)
-        except OSError:  # the terminal closed with the process
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(leader)
-    assert process.wait(timeout=60) == 0
+    code, seen = stderr_on_a_terminal("analyse", str(write_game(tmp_path / "game.pgn")), *DEPTH)
+    assert code == 0
     assert b"position" in seen and b"%|" in seen  # tqdm's bar
     assert b"game.pgn game 1: alice - bob" in seen

@@ -12,6 +12,7 @@ import pytest
 from bot.analysis.puzzle_csv import COLUMNS
 from bot.cli.main import main
 from tests.analysis.test_puzzles import MATE_IN_ONE, QUEEN_HANGS
+from tests.helpers.terminal import stderr_on_a_terminal
 from variant import KnightmateBoard
 
 DEPTHS = ["--depth", "6", "--check-depth", "10"]
@@ -97,3 +98,11 @@ def test_a_bad_depth_is_refused_by_the_parser(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit) as exit_info:
         main(["puzzles", "x.pgn", "--check-depth", "0"])
     assert exit_info.value.code == 2 and "must be at least 1" in capsys.readouterr().err
+
+
+def test_the_progress_bar_shows_on_a_terminal(tmp_path: Path) -> None:
+    code, seen = stderr_on_a_terminal("puzzles", str(write_game(tmp_path / "mate.pgn", MATE_IN_ONE)),
+                                      "-o", str(tmp_path / "out.csv"), *DEPTHS)
+    assert code == 0
+    assert b"position" in seen and b"%|" in seen  # tqdm's bar
+    assert b"knightmate-bot puzzles: 1 puzzle from 1 game" in seen
