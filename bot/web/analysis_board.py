@@ -51,9 +51,13 @@ def knightmate_pgn(text: str) -> str:
 
 
 def score_json(score: chess.engine.PovScore) -> JsonObject:
-    """A score as the page reads it: centipawns or moves to mate, from White's side."""
+    """A score as the page reads it: centipawns or moves to mate, from White's side, and at a
+    final mate (``mate`` 0, which JSON cannot sign) the side that mated as ``winner``, so the
+    graph and the bar end on the winner's side."""
     white = score.white()
-    return {"cp": white.score(), "mate": white.mate()}
+    mate = white.mate()
+    winner = ("white" if white > chess.engine.Cp(0) else "black") if mate == 0 else None
+    return {"cp": white.score(), "mate": mate, "winner": winner}
 
 
 def drain(items: queue.Queue[JsonObject | None], keepalive_s: float) -> Iterator[JsonObject | None]:

@@ -121,7 +121,7 @@ def _review_json(start: KnightmateBoard, analysis: GameAnalysis, pgn: str) -> Js
                       "nag": review.judgement.nag if review.judgement else None, "better": better})
         board.push(review.move)
     sides = {name: {"inaccuracies": side.inaccuracies, "mistakes": side.mistakes, "blunders": side.blunders,
-                    "accuracy": None if side.accuracy is None else round(side.accuracy, 1)}
+                    "accuracy": side.accuracy_percent}
              for name, side in (("white", analysis.white), ("black", analysis.black))}
     return {"type": "review", "evals": [score_json(position.score) for position in analysis.positions],
             "depths": [position.depth for position in analysis.positions],

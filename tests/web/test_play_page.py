@@ -23,6 +23,7 @@ import pytest
 import requests
 
 from bot.analysis import EngineCommand, close_engine
+from bot.analysis.lines import final_position
 from bot.cli.local_page import PlayError, announce, check_host
 from bot.cli.main import main
 from bot.engine import levels
@@ -30,6 +31,7 @@ from bot.engine.uci import ENGINE_NAME
 from bot.own_command import OWN_COMMAND
 from bot.sandbox import Sandbox, human
 from bot.sandbox.opponents import strength_options
+from bot.web.analysis_board import score_json
 from bot.web.page_server import CSRF_HEADER, PageServer, PgnSource, host_allowed
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish, recorded, wait_until
 from variant import KnightmateBoard
@@ -443,6 +445,15 @@ def test_a_hostile_paste_gets_one_clear_sentence(served: Served, text: str, mess
     assert response.json()["error"].startswith(message), response.json()["error"]
 
 
+@pytest.mark.parametrize(("fen", "winner"), [("8/8/8/4R3/3K1Qk1/8/8/8 b - - 1 1", "white"),
+                                             ("8/8/8/4r3/3k1qK1/8/8/8 w - - 1 1", "black")])
+def test_a_final_mate_is_scored_for_its_winner(fen: str, winner: str) -> None:
+    board = KnightmateBoard(fen)
+    assert board.is_checkmate()
+    assert score_json(final_position(board).score) == {"cp": None, "mate": 0, "winner": winner}
+    assert score_json(chess.engine.PovScore(chess.engine.Mate(2), chess.WHITE))["winner"] is None
+
+
 def test_a_position_comes_with_its_legal_moves_and_outcome(served: Served) -> None:
     position = served.get("/api/analysis/position?fen=" + requests.utils.quote(KnightmateBoard().fen())).json()
     assert len(position["legalMoves"]) == KnightmateBoard().legal_moves.count() and position["outcome"] is None
@@ -527,6 +538,8 @@ def test_a_review_runs_the_configured_engine_at_full_strength(tmp_path: Path) ->
                 lines = [json.loads(raw) for raw in response.iter_lines() if raw]
     assert lines[-1]["type"] == "review" and len(lines[-1]["evals"]) == 2, lines[-1]
     assert lines[-1]["engine"].startswith("Fairy-Stockfish") and len(lines[-1]["depths"]) == 2
+    white = lines[-1]["white"]["accuracy"]  # the page's figure is the PGN's (it said 87.6% against 88%)
+    assert isinstance(white, int) and f"White: accuracy {white}%" in lines[-1]["pgn"]
     progress = [line for line in lines if line["type"] == "progress"]
     assert [line["done"] for line in progress] == [1, 2] and all(line["depth"] > 0 for line in progress[:1])
     assert all(line["engine"] == lines[-1]["engine"] for line in progress)
