@@ -7,6 +7,9 @@ never the network, the bot's games, the sandbox or the web page (which use it).
 * :mod:`bot.analysis.whole_game`: a whole game, each move judged, each side summed up.
 * :mod:`bot.analysis.judgement`: Lichess's winning chances, errors and accuracy.
 * :mod:`bot.analysis.annotate`: the analysed game as an annotated PGN.
+* :mod:`bot.analysis.pgn_input`: PGN read as Knightmate games, each game's problem in one sentence.
+* :mod:`bot.analysis.puzzles`: puzzles mined from a game; :mod:`bot.analysis.puzzle_csv`: Lichess's
+  puzzle CSV and the starter set shipped in ``data/puzzles.csv``.
 """
 
 from bot.analysis.annotate import analyst, annotated

@@ -24,7 +24,8 @@ solver ends :data:`CRUSHING_CP` or more up) or ``advantage``; ``oneMove``, ``sho
 
 The rating is an estimate until people play the puzzle (:func:`estimated_rating`): the depth at
 which the engine settled on the first move, plus the solution's length and a quiet first move.
-Nothing here reads files or speaks to anything but the engine it is given.
+A puzzle can be checked by another engine (:func:`confirmed_by`), as the starter set is by
+Fairy-Stockfish. Nothing here reads files or speaks to anything but the engine it is given.
 """
 
 from __future__ import annotations
@@ -196,6 +197,31 @@ def solve(engine: chess.engine.SimpleEngine, before: KnightmateBoard, opponent_m
     solved.push(opponent_move)
     return Puzzle(before.fen(), tuple(line), estimated_rating(solved, steps), themes(before, solved, steps, replay),
                   game_url)
+
+
+def confirmed_by(engine: chess.engine.SimpleEngine, puzzle: Puzzle, limit: chess.engine.Limit) -> str | None:
+    """Why *engine* disagrees with *puzzle* (a solver move that is not its best, or whose second
+    best is not clearly worse, by :func:`only_winning_move`), or None when
+    it agrees with every one. A last move that mates may be one of several mates."""
+    board = KnightmateBoard(puzzle.fen)
+    for index, uci in enumerate(puzzle.moves):
+        move = board.parse_uci(uci)
+        if index % 2 == 1:
+            analysis = analyse_position(engine, board, limit, multipv=2)
+            best = analysis.best
+            assert best is not None  # the puzzle's move is legal, so the game is not over
+            board.push(move)
+            if board.is_checkmate() and index == len(puzzle.moves) - 1:
+                continue
+            board.pop()
+            score = best.score.pov(board.turn)
+            second = analysis.lines[1].score.pov(board.turn) if len(analysis.lines) > 1 else None
+            if best.move != move:
+                return f"{uci} (ply {index + 1} of the line): the engine prefers {board.uci(best.move)}"
+            if not only_winning_move(score, second):
+                return f"{uci} (ply {index + 1} of the line): the second best is as good ({second} against {score})"
+        board.push(move)
+    return None
 
 
 def _wins(score: chess.engine.Score) -> bool:

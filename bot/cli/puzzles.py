@@ -3,10 +3,11 @@
 The games are read as ``analyse`` reads them (:mod:`bot.cli.game_files`): a game that cannot be
 used is named on standard error and passed over. Each game is mined by
 :func:`bot.analysis.puzzles.mine_game` with the built-in engine or ``--engine``; with
-``--check-with``, a second engine must agree with every solver move (:func:`confirmed_by`), as
-the starter set is checked by Fairy-Stockfish. The CSV is written once every game is mined (the
-same puzzle found twice is written once); a progress bar shows on a terminal, and one summary
-line ends the run.
+``--check-with``, a second engine must agree with every solver move
+(:func:`~bot.analysis.puzzles.confirmed_by`), as the starter set is checked by Fairy-Stockfish.
+The CSV is written once every game is mined, or at Ctrl-C with the games mined so far (the same
+puzzle found twice is written once); a progress bar shows on a terminal, and one summary line
+ends the run.
 """
 
 from __future__ import annotations
@@ -17,11 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-import chess.engine
-
-from bot.analysis import EngineCommand, analyse_position, close_engine, engine_name
+from bot.analysis import EngineCommand, close_engine, engine_name
 from bot.analysis.puzzle_csv import write_puzzles
-from bot.analysis.puzzles import MiningLimits, Puzzle, mine_game, only_winning_move
+from bot.analysis.puzzles import MiningLimits, Puzzle, confirmed_by, mine_game
 from bot.cli.exit_codes import EXIT_ALL_DONE, EXIT_SOME_PASSED_OVER
 from bot.cli.game_files import advance, positions_bar, usable_games
 from variant import KnightmateBoard
@@ -75,31 +74,6 @@ def run(paths: Sequence[Path], limits: MiningLimits, engine_command: Sequence[st
           f"game{'s' if len(games) != 1 else ''} ({passed_over} passed over{checked}; {names}; "
           f"{time.monotonic() - started:.0f} s){f' written to {out}' if out is not None else ''}", file=stderr)
     return EXIT_SOME_PASSED_OVER if passed_over else EXIT_ALL_DONE
-
-
-def confirmed_by(engine: chess.engine.SimpleEngine, puzzle: Puzzle, limit: chess.engine.Limit) -> str | None:
-    """Why *engine* disagrees with *puzzle* (a solver move that is not its best, or whose second
-    best is not clearly worse, by :func:`~bot.analysis.puzzles.only_winning_move`), or None when
-    it agrees with every one. A last move that mates may be one of several mates."""
-    board = KnightmateBoard(puzzle.fen)
-    for index, uci in enumerate(puzzle.moves):
-        move = board.parse_uci(uci)
-        if index % 2 == 1:
-            analysis = analyse_position(engine, board, limit, multipv=2)
-            best = analysis.best
-            assert best is not None  # the puzzle's move is legal, so the game is not over
-            board.push(move)
-            if board.is_checkmate() and index == len(puzzle.moves) - 1:
-                continue
-            board.pop()
-            score = best.score.pov(board.turn)
-            second = analysis.lines[1].score.pov(board.turn) if len(analysis.lines) > 1 else None
-            if best.move != move:
-                return f"{uci} (ply {index + 1} of the line): the engine prefers {board.uci(best.move)}"
-            if not only_winning_move(score, second):
-                return f"{uci} (ply {index + 1} of the line): the second best is as good ({second} against {score})"
-        board.push(move)
-    return None
 
 
 def _game_url(site: str) -> str:

@@ -13,8 +13,7 @@ import pytest
 
 from bot.analysis import EngineCommand, close_engine
 from bot.analysis.puzzle_csv import COLUMNS, PuzzleCsvError, read_puzzles, write_puzzles
-from bot.analysis.puzzles import MiningLimits, Puzzle, mine_game, only_winning_move, solve
-from bot.cli.puzzles import confirmed_by
+from bot.analysis.puzzles import MiningLimits, Puzzle, confirmed_by, mine_game, only_winning_move, solve
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish
 from variant import KnightmateBoard
 
