@@ -158,8 +158,10 @@ def test_a_bot_folder_with_an_aborted_game_is_analysed_but_that_game(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     games = tmp_path / "games"
     games.mkdir()
-    (games / "aborted.pgn").write_text('[Event "Rated"]\n[Variant "Knightmate"]\n[Result "*"]\n\n*\n',
-                                       encoding="utf-8")
+    (games / "aborted.pgn").write_text(  # as the bot writes a game aborted before any move
+        '[Event "Rated Knightmate game"]\n[Site "https://www.pychess.org/abcd1234"]\n[Result "*"]\n'
+        '[Variant "Knightmate"]\n[Termination "unterminated"]\n\n{ status aborted without a winner } *\n',
+        encoding="utf-8")
     write_game(games / "mate.pgn")
     write_game(games / "resigned.pgn", ["d4", "d5"])
     code, out, err = analyse(capsys, str(games), *DEPTH)
