@@ -161,14 +161,27 @@ def solve(engine: chess.engine.SimpleEngine, before: KnightmateBoard, opponent_m
           limit: chess.engine.Limit, *, game_url: str = "") -> Puzzle | None:
     """The puzzle that starts with *opponent_move* in *before*, or None if the solver has no
     single winning move there (see the module docstring)."""
-    board = before.copy()
-    board.push(opponent_move)
-    if board.legal_moves.count() < 2:
+    start = before.copy()
+    start.push(opponent_move)
+    steps = _solution(engine, start, limit)
+    if steps is None:
         return None
-    first = _step(engine, board, limit)
+    end, line = _played(start, steps)
+    return Puzzle(before.fen(), (before.uci(opponent_move), *line), estimated_rating(start, steps),
+                  themes(before, start, steps, end), game_url)
+
+
+def _solution(engine: chess.engine.SimpleEngine, start: KnightmateBoard,
+              limit: chess.engine.Limit) -> list[_Step] | None:
+    """The solver's moves from *start* while each is the only winning one, or None if the first
+    is not, or a mate is not played out to the mate."""
+    if start.legal_moves.count() < 2:
+        return None
+    first = _step(engine, start, limit)
     if first is None or not _wins(first.score):
         return None
     mating = first.score.is_mate()
+    board = start.copy()
     steps = [first]
     while True:
         step = steps[-1]
@@ -181,22 +194,22 @@ def solve(engine: chess.engine.SimpleEngine, before: KnightmateBoard, opponent_m
             board.pop()
             break
         steps.append(following)
-    if mating and not board.is_checkmate():
-        return None
-    line = [before.uci(opponent_move)]
-    replay = before.copy()
-    replay.push(opponent_move)
+    return None if mating and not board.is_checkmate() else steps
+
+
+def _played(start: KnightmateBoard, steps: Sequence[_Step]) -> tuple[KnightmateBoard, list[str]]:
+    """The position after the solution from *start*, and the solution in UCI: each solver move
+    and, between two of them, the reply."""
+    board = start.copy()
+    line = []
     for index, step in enumerate(steps):
-        line.append(replay.uci(step.move))
-        replay.push(step.move)
+        line.append(board.uci(step.move))
+        board.push(step.move)
         if index + 1 < len(steps):
             assert step.reply is not None
-            line.append(replay.uci(step.reply))
-            replay.push(step.reply)
-    solved = before.copy()
-    solved.push(opponent_move)
-    return Puzzle(before.fen(), tuple(line), estimated_rating(solved, steps), themes(before, solved, steps, replay),
-                  game_url)
+            line.append(board.uci(step.reply))
+            board.push(step.reply)
+    return board, line
 
 
 def confirmed_by(engine: chess.engine.SimpleEngine, puzzle: Puzzle, limit: chess.engine.Limit) -> str | None:
