@@ -54,6 +54,7 @@ import chess
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
+from bot.own_command import OWN_COMMAND
 from bot.sandbox import GameSnapshot, Sandbox
 
 BOT = "soakbot"
@@ -166,7 +167,7 @@ class BotProcess:
         connected = self.sandbox.connections("event", BOT)
         env = dict(os.environ, KNIGHTMATE_BOT_TOKEN=TOKEN)
         with self.log.open("ab") as output:
-            self.process = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--config", str(self.config)],
+            self.process = subprocess.Popen([*OWN_COMMAND, "run", "--config", str(self.config)],
                                             stdout=output, stderr=subprocess.STDOUT, env=env)
         self.sandbox.wait_connections("event", BOT, connected + 1, timeout=60)
 

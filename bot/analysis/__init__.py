@@ -7,6 +7,9 @@ never the network, the bot's games, the sandbox or the web page (which use it).
 * :mod:`bot.analysis.whole_game`: a whole game, each move judged, each side summed up.
 * :mod:`bot.analysis.judgement`: Lichess's winning chances, errors and accuracy.
 * :mod:`bot.analysis.annotate`: the analysed game as an annotated PGN.
+* :mod:`bot.analysis.pgn_input`: PGN read as Knightmate games, each game's problem in one sentence.
+* :mod:`bot.analysis.puzzles`: puzzles mined from a game; :mod:`bot.analysis.puzzle_csv`: Lichess's
+  puzzle CSV and the starter set shipped in ``data/puzzles.csv``.
 """
 
 from bot.analysis.annotate import analyst, annotated
@@ -20,6 +23,7 @@ from bot.analysis.lines import (
     PositionAnalysis,
     analyse_position,
     close_engine,
+    engine_name,
     open_engine,
 )
 from bot.analysis.whole_game import GameAnalysis, MoveReview, SideSummary, analyse_game
@@ -27,5 +31,5 @@ from bot.analysis.whole_game import GameAnalysis, MoveReview, SideSummary, analy
 __all__ = [
     "BUILTIN_COMMAND", "AnalysisEngineError", "AnalysisStopped", "EngineCommand", "GameAnalysis", "Judgement", "Line",
     "MoveReview", "PositionAnalysis", "SideSummary", "analyse_game", "analyse_position", "analyst", "annotated",
-    "chances_percent", "close_engine", "open_engine",
+    "chances_percent", "close_engine", "engine_name", "open_engine",
 ]

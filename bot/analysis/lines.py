@@ -9,7 +9,6 @@ it), driven through python-chess's :mod:`chess.engine` and told about Knightmate
 from __future__ import annotations
 
 import shlex
-import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,10 +18,12 @@ import chess
 import chess.engine
 
 from bot.engine.external import engine_board_of, knightmate_refusal
+from bot.own_command import OWN_COMMAND
 from variant import KnightmateBoard
 
-#: The built-in engine, as a UCI process of this very Python.
-BUILTIN_COMMAND: tuple[str, ...] = (sys.executable, "-m", "bot.cli", "uci")
+#: The built-in engine, as a UCI process of this very Python: the installed build, whatever the
+#: working folder (see :mod:`bot.own_command`).
+BUILTIN_COMMAND: tuple[str, ...] = (*OWN_COMMAND, "uci")
 #: How often a running analysis looks at its stop event, in seconds.
 STOP_CHECK_S = 0.05
 #: The options that weaken an engine (Stockfish's and Fairy-Stockfish's spelling): an analysis
@@ -125,6 +126,13 @@ def open_engine(command: Sequence[str] | None = None, options: Mapping[str, ches
         engine.close()
         raise
     return engine
+
+
+def engine_name(engine: chess.engine.SimpleEngine) -> str:
+    """What the engine calls itself (UCI's ``id name``): for the built-in one its version and build,
+    ``knightmate-bot 0.1.0 (compiled)``, so a user sees which build answers and why it is slow if it is
+    the pure one."""
+    return engine.id.get("name") or "an engine with no name"
 
 
 def close_engine(engine: chess.engine.SimpleEngine) -> None:

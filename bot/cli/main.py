@@ -15,13 +15,15 @@ from pathlib import Path
 
 import chess
 
+from bot.cli.exit_codes import EXIT_USAGE, GAMES_EXIT_HELP
 from bot.dialect import DIALECTS, LICHESS
 from variant import KnightmateBoard
 
-EXIT_USAGE = 2
 #: ``analyse``'s search depth per position when none is asked for: about 20 s for a 60-ply game here
 #: (depth 10 took 2-4 minutes for the same games on the shared machine).
 DEFAULT_ANALYSIS_DEPTH = 8
+#: ``puzzles``' depth for each candidate and each move of its solution, with two lines.
+DEFAULT_PUZZLE_CHECK_DEPTH = 12
 
 
 def _board(args: argparse.Namespace) -> int:
@@ -103,13 +105,14 @@ def _analyse(args: argparse.Namespace) -> int:
     import chess.engine
 
     from bot.analysis import AnalysisEngineError
+    from bot.analysis.pgn_input import PgnInputError
     from bot.cli.analyse import AnalyseError, run
 
     limit = chess.engine.Limit(time=args.movetime_ms / 1000) if args.movetime_ms is not None \
         else chess.engine.Limit(depth=args.depth)
     try:
         return run(args.games, limit, args.engine, args.output, sys.stdout, sys.stderr)
-    except (AnalyseError, AnalysisEngineError) as error:
+    except (AnalyseError, PgnInputError, AnalysisEngineError) as error:
         print(f"knightmate-bot analyse: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -130,6 +133,32 @@ def _stats(args: argparse.Namespace) -> int:
         # The reader left (`| head`): the rest goes nowhere, and so does the flush at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _puzzles(args: argparse.Namespace) -> int:
+    """Mines puzzles from PGN games into Lichess's puzzle CSV; bad input and a bad engine are one line, exit 2."""
+    import chess.engine
+
+    from bot.analysis import AnalysisEngineError
+    from bot.analysis.pgn_input import PgnInputError
+    from bot.analysis.puzzles import MiningLimits
+    from bot.cli.puzzles import PuzzlesError, run
+
+    limits = MiningLimits(scan=chess.engine.Limit(depth=args.depth), check=chess.engine.Limit(depth=args.check_depth))
+    try:
+        return run(args.games, limits, args.engine, args.check_with, args.output, sys.stdout, sys.stderr)
+    except (PuzzlesError, PgnInputError, AnalysisEngineError) as error:
+        print(f"knightmate-bot puzzles: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("knightmate-bot puzzles: interrupted; the puzzles of the games mined so far are written", file=sys.stderr)
+        return 130
+
+
+def _add_games_argument(command: argparse.ArgumentParser) -> None:
+    """The PGN inputs of ``analyse``, ``stats`` and ``puzzles``, read alike (:mod:`bot.analysis.pgn_input`)."""
+    command.add_argument("games", nargs="+", type=Path, metavar="GAMES",
+                         help="PGN files, or directories of them (such as the bot's game.pgn_dir)")
 
 
 def _positive(text: str) -> int:
@@ -214,9 +243,10 @@ def build_parser() -> argparse.ArgumentParser:
                                   description="Analyses each game position by position, marks inaccuracies, "
                                               "mistakes and blunders as Lichess does, and writes the games "
                                               "back as PGN with evaluations, better lines and each side's "
-                                              "accuracy.")
-    analyse.add_argument("games", nargs="+", type=Path, metavar="GAME.pgn",
-                         help="PGN files, or directories of them (such as the bot's game.pgn_dir)")
+                                              "accuracy. A game that cannot be analysed is named and passed "
+                                              "over; the others are analysed.",
+                                  epilog=GAMES_EXIT_HELP)
+    _add_games_argument(analyse)
     budget = analyse.add_mutually_exclusive_group()
     budget.add_argument("--depth", type=_positive, default=DEFAULT_ANALYSIS_DEPTH,
                         help=f"search each position to this depth (default: {DEFAULT_ANALYSIS_DEPTH})")
@@ -234,8 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
                                             "performance rating (rule of 400), think times and the lowest "
                                             "clock (from [%%clk]/[%%emt]), and the games lost on time or "
                                             "left unfinished.")
-    stats.add_argument("games", nargs="+", type=Path, metavar="GAMES",
-                       help="PGN files, or directories of them (such as the bot's game.pgn_dir)")
+    _add_games_argument(stats)
     stats.add_argument("--player", default=None,
                        help="whose games these are (default: the name in the most games, the bot's own)")
     stats.add_argument("--format", choices=("table", "csv", "json"), default="table",
@@ -243,6 +272,31 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--opening-plies", type=_positive, default=2, metavar="N",
                        help="group games by their first N plies (default: 2)")
     stats.set_defaults(handler=_stats)
+    puzzles = commands.add_parser(
+        "puzzles", help="mine puzzles from PGN games into Lichess's puzzle CSV",
+        description="Finds the moves after which exactly one move wins (material or mate), checked by a "
+                    "deeper search with two lines, and follows each line while the winning side's moves stay "
+                    "the only good ones. Writes Lichess's puzzle CSV (PuzzleId,FEN,Moves,Rating,RatingDeviation,"
+                    "Popularity,NbPlays,Themes,GameUrl,OpeningTags): the FEN before the opponent's move, that "
+                    "move then the solution in UCI, themes such as mateIn2, crushing, short, quietMove, and a "
+                    "rating estimated from the depth the engine needed and the solution's length. "
+                    "Example: knightmate-bot puzzles games/ -o puzzles.csv --check-with /usr/games/fairy-stockfish",
+        epilog=GAMES_EXIT_HELP)
+    _add_games_argument(puzzles)
+    puzzles.add_argument("-o", "--output", type=Path, default=None, metavar="OUT.csv",
+                         help="write the CSV to this file (default: stdout)")
+    puzzles.add_argument("--depth", type=_positive, default=DEFAULT_ANALYSIS_DEPTH,
+                         help=f"search every position of a game to this depth to find candidates "
+                              f"(default: {DEFAULT_ANALYSIS_DEPTH})")
+    puzzles.add_argument("--check-depth", type=_positive, default=DEFAULT_PUZZLE_CHECK_DEPTH,
+                         help="search each candidate and each move of its solution to this depth, two lines "
+                              f"(default: {DEFAULT_PUZZLE_CHECK_DEPTH})")
+    puzzles.add_argument("--engine", metavar="CMD", type=_command_line, default=None,
+                         help="mine with this UCI engine, e.g. /usr/games/fairy-stockfish (default: the built-in one)")
+    puzzles.add_argument("--check-with", metavar="CMD", type=_command_line, default=None,
+                         help="keep only the puzzles this second UCI engine agrees with at --check-depth: each "
+                              "solver move its best, the second best clearly worse")
+    puzzles.set_defaults(handler=_puzzles)
 
     play = commands.add_parser("play", help="play the bot, with its config, on a local web page")
     play.add_argument("--config", metavar="PATH", help="the bot's config file (default: ./config.yml if present)")

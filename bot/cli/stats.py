@@ -1,6 +1,6 @@
 """``knightmate-bot stats``: how the bot (or any player) fared in Knightmate PGNs, as a table, CSV or JSON.
 
-The games are read and checked first (:mod:`bot.cli.pgn_input`): a file that is not PGN, a game of
+The games are read and checked first (:mod:`bot.analysis.pgn_input`): a file that is not PGN, a game of
 another variant, an illegal move or a player who is not in a game is one line and exit 2. The
 counting is :mod:`bot.analysis.scorecard`'s; this module only reads and prints.
 
@@ -23,8 +23,8 @@ from typing import TextIO
 import chess
 import chess.pgn
 
+from bot.analysis.pgn_input import PgnInputError, pgn_files, read_error, read_file
 from bot.analysis.scorecard import GameLine, Scorecard, ScorecardError, Tally, likely_player, scorecard
-from bot.cli.pgn_input import PgnInputError, pgn_files, read_games
 
 #: Groups shown per table on the terminal, the biggest first; CSV and JSON have them all.
 TABLE_ROWS = 20
@@ -51,20 +51,23 @@ def _read_all(paths: Sequence[Path]) -> list[chess.pgn.Game]:
     games: list[chess.pgn.Game] = []
     try:
         for path in pgn_files(paths):
-            for number, game in enumerate(read_games(path), start=1):
-                _check(path, number, game)
-                games.append(game)
+            for item in read_file(path):
+                _check(item.name, item.game)
+                games.append(item.game)
     except PgnInputError as error:
         raise StatsError(str(error)) from None
     return games
 
 
-def _check(path: Path, number: int, game: chess.pgn.Game) -> None:
+def _check(name: str, game: chess.pgn.Game) -> None:
+    """Stats count every game, aborted ones too, so only a game that is not Knightmate or cannot be
+    read stops them (where ``analyse`` passes over a game without moves)."""
     variant = game.headers.get("Variant")
     if variant is None or variant.lower() != "knightmate":
-        raise StatsError(f"{path}: game {number} is {variant or 'standard chess (no Variant tag)'}, not Knightmate")
-    if game.errors:
-        raise StatsError(f"{path}: game {number} cannot be read: {game.errors[0]}")
+        raise StatsError(f"{name} is {variant or 'standard chess (no Variant tag)'}, not Knightmate")
+    error = read_error(game)
+    if error is not None:
+        raise StatsError(f"{name} cannot be read: {error}")
 
 
 # -- the three formats ---------------------------------------------------------------------------

@@ -38,9 +38,19 @@ def engine_board(initial_fen: str | None, moves: tuple[str, ...]) -> KnightmateB
 
 
 def engine_board_of(board: KnightmateBoard) -> KnightmateBoard:
-    """:func:`engine_board` for *board*: the same position, reached by its moves from its root."""
+    """:func:`engine_board` for *board*: the same position, reached by its moves from its root.
+
+    Each move is spelled in UCI in the position it was played in: spelled in the root, a rook's
+    ``e1a1`` after the royal knight left e1 read as castling (``e1c1``), and the engine searched
+    another position.
+    """
     root = board.root()
-    return engine_board(root.fen(), tuple(root.uci(move) for move in board.move_stack))
+    replay = root.copy()
+    moves = []
+    for move in board.move_stack:
+        moves.append(replay.uci(move))
+        replay.push(move)
+    return engine_board(root.fen(), tuple(moves))
 
 
 def knightmate_refusal(name: str, options: Mapping[str, chess.engine.Option]) -> str | None:

@@ -222,18 +222,32 @@ class HumanSeat:
     def chat(self, game_id: str, text: str) -> None:
         self.world.chat(self.account, game_id, "player", text.strip()[:140], bot_only=False)
 
+    def bot_plays(self, game_id: str) -> bool:
+        """Whether the bot is one of the game's players (a game against the computer or the
+        sparring opponent is the sandbox's alone: the bot writes no PGN file of it).
+
+        :raises: :exc:`ApiError` (404) for a game that does not exist.
+        """
+        with self.world.cond:
+            game = self._game(game_id)
+            return self.bot.lower() in (game.white.username.lower(), game.black.username.lower())
+
     def pgn(self, game_id: str) -> str:
         """The game so far as PGN, from the sandbox's own record (the page prefers the bot's file
         once the game is over), with the headers the bot's file has: event, site, date, players,
-        result, variant, time control. Written outside the world's lock (the SAN of 100 plies takes
-        python-chess 3 ms)."""
+        result, variant, time control, and each move's ``[%clk]`` (the mover's clock after it, as
+        the bot's file has them) in a game with a clock. Written outside the world's lock (the SAN
+        of 100 plies takes python-chess 3 ms)."""
         with self.world.cond:
             game = self._game(game_id)
             board, white, black = game.board.copy(), game.white.username, game.black.username
             status, winner = game.status, game.winner
             clock = f"{game.initial_ms // 1000}+{game.increment_ms // 1000}" if game.has_clock else "-"
+            clocks_after_ms = list(game.clocks_after_ms) if game.has_clock else []
             started_s = self.world.wall_time_s(game.created_at)
         record = chess.pgn.Game.from_board(board)
+        for node, clock_ms in zip(record.mainline(), clocks_after_ms, strict=False):
+            node.set_clock(clock_ms / 1000)
         headers = record.headers
         headers["Event"] = "knightmate-bot play"
         headers["Site"] = f"knightmate-bot play sandbox, game {game_id}"

@@ -10,7 +10,6 @@ after :data:`MAX_SEARCH_S`. Nothing here speaks HTTP.
 
 from __future__ import annotations
 
-import io
 import logging
 import queue
 import threading
@@ -29,7 +28,9 @@ from bot.analysis import (
     analyse_position,
     chances_percent,
     close_engine,
+    engine_name,
 )
+from bot.analysis.pgn_input import read_error, read_games
 from bot.sandbox.human import check_square, legal_moves_json
 from bot.sandbox.imitations import JsonObject
 from bot.sandbox.world import ApiError
@@ -53,9 +54,12 @@ def knightmate_pgn(text: str) -> str:
 def score_json(score: chess.engine.PovScore) -> JsonObject:
     """A score as the page reads it: centipawns or moves to mate, and the share of the winning
     chances (0..100, what the bar and the graph draw: worked out here so that the page and the
-    verdicts go by one curve), all from White's side."""
+    verdicts go by one curve), all from White's side; at a final mate (``mate`` 0, which JSON
+    cannot sign) the side that mated as ``winner``, so the page can say who mated."""
     white = score.white()
-    return {"cp": white.score(), "mate": white.mate(), "winPercent": round(chances_percent(white), 1)}
+    mate = white.mate()
+    winner = ("white" if white > chess.engine.Cp(0) else "black") if mate == 0 else None
+    return {"cp": white.score(), "mate": mate, "winPercent": round(chances_percent(white), 1), "winner": winner}
 
 
 def drain(items: queue.Queue[JsonObject | None], keepalive_s: float) -> Iterator[JsonObject | None]:
@@ -86,7 +90,8 @@ def read_paste(text: str) -> JsonObject:
                             f"{MAX_PASTE_CHARS}.")
     if "\n" not in text and text.count("/") == 7 and not text.startswith("["):
         return {"initialFen": _position(text).fen(), "plies": [], "headers": {}}
-    game = chess.pgn.read_game(io.StringIO(knightmate_pgn(text)))
+    games = read_games(knightmate_pgn(text))
+    game = games[0] if games else None
     # Text that is not PGN reads as a game with no moves, no errors and only the default headers.
     told = [key for key, value in (game.headers.items() if game else []) if value not in ("?", "????.??.??", "*")]
     if game is None or (not game.errors and game.next() is None and told == ["Variant"]):
@@ -94,8 +99,9 @@ def read_paste(text: str) -> JsonObject:
     board = game.board()
     if not isinstance(board, KnightmateBoard):
         raise ApiError(400, f"That game is not Knightmate (its Variant is {game.headers.get('Variant')!r}).")
-    if game.errors:
-        raise ApiError(400, f"That PGN cannot be read: {_first_line(game.errors[0])}")
+    error = read_error(game)
+    if error is not None:
+        raise ApiError(400, f"That PGN cannot be read: {error}.")
     problem = _problem(board)
     if problem:
         raise ApiError(400, f"That PGN's start position is not a Knightmate position: {problem}.")
@@ -256,7 +262,9 @@ class AnalysisBoardSearch:
             self._queue.put(None)
 
     def _report(self, analysis: PositionAnalysis) -> None:
-        """An iteration's lines, scores from White's side (as the page's bar and list show them)."""
+        """An iteration's lines, scores from White's side (as the page's bar and list show them), and
+        the engine's name (UCI's ``id name``, for the built-in engine its version and build) with the
+        depth, so the page can say which build answers and how deep it looked."""
         lines = []
         for line in analysis.lines:
             board = self._board.copy()
@@ -266,5 +274,5 @@ class AnalysisBoardSearch:
                 sans.append(board.san_and_push(move))
                 fens.append(board.fen())
             lines.append({"uci": ucis, "san": sans, "fen": fens, **score_json(line.score)})
-        self._queue.put({"type": "info", "depth": analysis.depth, "nodes": analysis.nodes, "lines": lines,
-                         "sentAtMs": round(time.time() * 1000)})
+        self._queue.put({"type": "info", "engine": engine_name(self._analyser.engine()), "depth": analysis.depth,
+                         "nodes": analysis.nodes, "lines": lines, "sentAtMs": round(time.time() * 1000)})

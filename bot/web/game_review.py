@@ -1,8 +1,9 @@
 """Game review for the page: every move of a finished game judged by :mod:`bot.analysis`.
 
 The page's engine (the config's ``engine.command`` at its full strength, or the built-in engine,
-as a UCI process) searches each position for :data:`REVIEW_MOVE_S`; progress and then the whole
-review go to the page as stream lines. One review at a time (a new one stops the one before; a
+as a UCI process) searches each position for :data:`REVIEW_MOVE_S`; progress (with the engine's
+name, which says the build, and each position's depth) and then the whole review go to the page
+as stream lines. One review at a time (a new one stops the one before; a
 page that leaves stops its own), and the annotated PGN of each game reviewed is kept for the
 page's download: the same text :func:`bot.analysis.annotated` writes for the CLI.
 """
@@ -28,6 +29,7 @@ from bot.analysis import (
     analyst,
     annotated,
     close_engine,
+    engine_name,
 )
 from bot.sandbox.imitations import JsonObject
 from bot.sandbox.world import ApiError
@@ -76,15 +78,17 @@ class Reviewer:
         moves = list(game.mainline_moves())
         try:
             engine = self._engine.open()
+            name = engine_name(engine)
             try:
                 analysis = analyse_game(engine, start, moves, self._limit, stop=stop,
-                                        on_progress=lambda done, total: lines.put(
-                                            {"type": "progress", "done": done, "total": total}))
+                                        on_position=lambda index, position: lines.put(
+                                            {"type": "progress", "engine": name, "depth": position.depth,
+                                             "done": index + 1, "total": len(moves) + 1}))
             finally:
                 close_engine(engine)
             text = str(annotated(game, analysis, analyst(self._engine, self._limit))) + "\n"
             self.pgns[game_id] = text
-            lines.put(_review_json(start, analysis, text))
+            lines.put(dict(_review_json(start, analysis, text), engine=name))
         except AnalysisStopped:
             lines.put({"type": "end", "reason": "stopped"})
         except AnalysisEngineError as error:
@@ -117,7 +121,8 @@ def _review_json(start: KnightmateBoard, analysis: GameAnalysis, pgn: str) -> Js
                       "nag": review.judgement.nag if review.judgement else None, "better": better})
         board.push(review.move)
     sides = {name: {"inaccuracies": side.inaccuracies, "mistakes": side.mistakes, "blunders": side.blunders,
-                    "accuracy": None if side.accuracy is None else round(side.accuracy, 1)}
+                    "accuracy": side.accuracy_percent}
              for name, side in (("white", analysis.white), ("black", analysis.black))}
     return {"type": "review", "evals": [score_json(position.score) for position in analysis.positions],
+            "depths": [position.depth for position in analysis.positions],
             "moves": moves, **sides, "pgn": pgn}

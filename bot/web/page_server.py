@@ -248,11 +248,12 @@ class PageHandler(JsonHandler):
         self._send_json(200, {"ok": True})
 
     def pgn(self, params: dict[str, str], form: dict[str, str]) -> None:
-        """The bot's own PGN file once it has written it, else the sandbox's record of the game so far."""
+        """The bot's own PGN file once it has written it, else the sandbox's record of the game so
+        far; a game the bot does not play (against the computer) has no file to wait for."""
         game_id = params["game"]
         seat = self.server.seat
-        over = seat.game_json(game_id)["status"] != "started"  # 404s for an unknown game
-        text = (self.server.bot_pgn(game_id) if over else None) or seat.pgn(game_id)
+        over = seat.game_json(game_id, legal_moves=False)["status"] != "started"  # 404s for an unknown game
+        text = (self.server.bot_pgn(game_id) if over and seat.bot_plays(game_id) else None) or seat.pgn(game_id)
         self._send(200, text.encode(), "application/x-chess-pgn; charset=utf-8",
                    {"Content-Disposition": f'attachment; filename="knightmate-{game_id}.pgn"'})
 

@@ -29,6 +29,7 @@ from bot.analysis.judgement import (
     win_percent,
     winning_chances,
 )
+from bot.engine.external import engine_board_of
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish
 from variant import KnightmateBoard
 
@@ -204,6 +205,18 @@ def test_fairy_stockfish_analyses_after_a_commoner_promotion() -> None:
         for move in line.pv:
             assert move in replay.legal_moves
             replay.push(move)
+
+
+def test_the_engine_is_sent_the_position_on_the_board_after_a_rook_leaves_the_royal_s_square() -> None:
+    """Each move spelled in its own position: spelled in the start position, the rook's e1a1 (the
+    royal knight gone from e1, castling rights left) read as castling, e1c1, and the engine searched
+    a position with the rook on c1 (17 games in 300 of bench.datagen.make_puzzle_games)."""
+    board = KnightmateBoard("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
+    for uci in ("e1f3", "e8f6", "a1b1", "a8b8", "b1e1", "b8e8", "e1a1"):
+        board.push_uci(uci)
+    sent = engine_board_of(board)
+    assert sent.fen() == board.fen()
+    assert sent.piece_at(chess.A1) == chess.Piece(chess.ROOK, chess.WHITE)
 
 
 @pytest.mark.parametrize(("command", "message"), [

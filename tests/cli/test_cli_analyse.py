@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-import fcntl
 import io
-import os
-import pty
-import struct
-import subprocess
 import sys
-import termios
 from pathlib import Path
 
 import chess
@@ -17,6 +11,7 @@ import chess.pgn
 import pytest
 
 from bot.cli.main import main
+from tests.helpers.terminal import stderr_on_a_terminal
 from variant import KnightmateBoard
 
 #: 2. Qg4 hangs the queen to the c8 bishop.
@@ -67,7 +62,8 @@ def test_the_planted_blunder_comes_back_marked_with_evals_and_the_better_line(
     better = nodes[1].variations[1]
     assert better.move != blunder.move and better.move in nodes[1].board().legal_moves
     assert "White: accuracy" in game.comment and "1 blunder" in game.comment
-    (summary,) = err.splitlines()  # one line per game; no progress bar off a terminal
+    engine, summary = err.splitlines()  # the engine, then one line per game; no progress bar off a terminal
+    assert engine.startswith("knightmate-bot analyse: knightmate-bot ") and engine.endswith(") analyses 1 game")
     assert summary.startswith("game.pgn game 1: alice - bob *: White accuracy") and "1 blunder" in summary
 
 
@@ -94,7 +90,7 @@ def test_a_directory_of_games_goes_to_a_directory_file_by_file(tmp_path: Path,
     assert sorted(path.name for path in (tmp_path / "annotated").iterdir()) == ["one.pgn", "two.pgn"]
     (two,) = read_games((tmp_path / "annotated" / "two.pgn").read_text(encoding="utf-8"))
     assert two.headers["White"] == "two" and all(node.eval() is not None for node in two.mainline())
-    assert [line.split(":")[0] for line in err.splitlines()] == ["one.pgn game 1", "two.pgn game 1"]
+    assert [line.split(":")[0] for line in err.splitlines()[1:]] == ["one.pgn game 1", "two.pgn game 1"]
 
 
 def test_fairy_stockfish_can_be_the_analyst(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -109,22 +105,16 @@ def test_fairy_stockfish_can_be_the_analyst(tmp_path: Path, capsys: pytest.Captu
     assert "fairy-stockfish, 50 ms a position" in game.headers["Annotator"]
 
 
-BAD_INPUTS = {
+BAD_FILES = {
     "binary": (b"\x00\x01\xff\xfe", "not a PGN file (not UTF-8 text)"),
     "no game": (b"just some words\n", "not a PGN file (no game in it)"),
-    "chess": (b'[Variant "Standard"]\n\n1. e4 e5 *\n', "game 1 is Standard, not Knightmate"),
-    "no variant": (b'[White "a"]\n\n1. e4 e5 *\n', "game 1 is standard chess (no Variant tag), not Knightmate"),
-    "illegal white": (b'[Variant "Knightmate"]\n\n1. e4 d5 2. Qg5 *\n', "game 1: illegal move 2. Qg5"),
-    "illegal black": (b'[Variant "Knightmate"]\n\n1. e4 d5 2. Qg4 Nf6 *\n', "game 1: illegal move 2... Nf6"),
-    "second game": (b'[Variant "Knightmate"]\n\n1. e4 *\n\n[Variant "Knightmate"]\n\n1. e4 e5 2. Ke2 *\n',
-                     "game 2: illegal move 2. Ke2"),
-    "no moves": (b'[Variant "Knightmate"]\n[White "a"]\n\n*\n', "game 1 has no moves to analyse"),
 }
 
 
-@pytest.mark.parametrize("case", BAD_INPUTS)
-def test_bad_input_is_one_line_and_exit_2(case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    content, message = BAD_INPUTS[case]
+@pytest.mark.parametrize("case", BAD_FILES)
+def test_a_file_that_is_not_pgn_is_one_line_and_exit_2(case: str, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    content, message = BAD_FILES[case]
     path = tmp_path / "input.pgn"
     path.write_bytes(content)
     code, out, err = analyse(capsys, str(path), *DEPTH)
@@ -136,9 +126,50 @@ def test_a_bad_file_among_good_ones_stops_everything_before_any_analysis(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = write_game(tmp_path / "good.pgn")
     bad = tmp_path / "bad.pgn"
-    bad.write_bytes(BAD_INPUTS["chess"][0])
+    bad.write_bytes(BAD_FILES["binary"][0])
     code, _, err = analyse(capsys, str(good), str(bad), *DEPTH, "-o", str(tmp_path / "out") + "/")
     assert code == 2 and err.count("\n") == 1 and not (tmp_path / "out").exists()
+
+
+UNUSABLE_GAMES = {
+    "chess": (b'[Variant "Standard"]\n\n1. e4 e5 *\n', "game 1: not Knightmate (Variant Standard)"),
+    "no variant": (b'[White "a"]\n\n1. e4 e5 *\n', "game 1: not Knightmate (no Variant tag: standard chess)"),
+    "illegal white": (b'[Variant "Knightmate"]\n\n1. e4 d5 2. Qg5 *\n', "game 1: illegal move 2. Qg5"),
+    "illegal black": (b'[Variant "Knightmate"]\n\n1. e4 d5 2. Qg4 Nf6 *\n', "game 1: illegal move 2... Nf6"),
+    "second game": (b'[Variant "Knightmate"]\n\n1. e4 *\n\n[Variant "Knightmate"]\n\n1. e4 e5 2. Ke2 *\n',
+                    "game 2: illegal move 2. Ke2"),
+    "no moves": (b'[Variant "Knightmate"]\n[White "a"]\n\n*\n', "game 1: no moves"),
+    "bad start": (b'[Variant "Knightmate"]\n[FEN "8/8 w"]\n\n1. e4 *\n', "game 1: bad starting position"),
+}
+
+
+@pytest.mark.parametrize("case", UNUSABLE_GAMES)
+def test_a_game_that_cannot_be_analysed_is_named_and_passed_over_with_exit_1(
+        case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    content, message = UNUSABLE_GAMES[case]
+    path = tmp_path / "input.pgn"
+    path.write_bytes(content)
+    code, _, err = analyse(capsys, str(path), *DEPTH)
+    assert code == 1
+    assert f"knightmate-bot analyse: {path} {message}" in err and "; passed over\n" in err, err
+
+
+def test_a_bot_folder_with_an_aborted_game_is_analysed_but_that_game(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "aborted.pgn").write_text(  # as the bot writes a game aborted before any move
+        '[Event "Rated Knightmate game"]\n[Site "https://www.pychess.org/abcd1234"]\n[Result "*"]\n'
+        '[Variant "Knightmate"]\n[Termination "unterminated"]\n\n{ status aborted without a winner } *\n',
+        encoding="utf-8")
+    write_game(games / "mate.pgn")
+    write_game(games / "resigned.pgn", ["d4", "d5"])
+    code, out, err = analyse(capsys, str(games), *DEPTH)
+    assert code == 1
+    assert len(read_games(out)) == 2
+    lines = err.splitlines()
+    assert lines[0] == f"knightmate-bot analyse: {games / 'aborted.pgn'} game 1: no moves; passed over"
+    assert [line.split(":")[0] for line in lines[2:]] == ["mate.pgn game 1", "resigned.pgn game 1"]
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
@@ -163,22 +194,7 @@ def test_a_missing_input_and_a_conflicting_budget_are_refused(tmp_path: Path,
 
 
 def test_the_progress_bar_shows_on_a_terminal(tmp_path: Path) -> None:
-    source = write_game(tmp_path / "game.pgn")
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # a new pty has no columns
-    process = subprocess.Popen([sys.executable, "-m", "bot.cli", "analyse", str(source), *DEPTH],
-                               stdout=subprocess.DEVNULL, stderr=follower, stdin=subprocess.DEVNULL)
-    os.close(follower)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(leader, 4096)
-        except OSError:  # the terminal closed with the process
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(leader)
-    assert process.wait(timeout=60) == 0
+    code, seen = stderr_on_a_terminal("analyse", str(write_game(tmp_path / "game.pgn")), *DEPTH)
+    assert code == 0
     assert b"position" in seen and b"%|" in seen  # tqdm's bar
     assert b"game.pgn game 1: alice - bob" in seen

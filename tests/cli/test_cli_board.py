@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 
 from bot.cli.main import main
+from bot.own_command import OWN_COMMAND
 
 
 def test_board_prints_the_start_position_and_its_legal_moves_in_san(capsys: pytest.CaptureFixture[str]) -> None:
@@ -23,7 +23,7 @@ def test_board_reports_a_finished_game(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_bad_fen_gives_one_error_line_and_exit_code_2() -> None:
-    run = subprocess.run([sys.executable, "-m", "bot.cli", "board", "rmbqkbnr/8 w"],
+    run = subprocess.run([*OWN_COMMAND, "board", "rmbqkbnr/8 w"],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert run.stdout == ""

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bot.config import BotSettings, ConfigError, ServerSettings, load_token, parse_settings
+from bot.own_command import OWN_COMMAND
 
 SECRET = "lip_SECRETPART1"
 
@@ -50,7 +50,7 @@ def test_run_with_a_two_line_token_file_stops_with_exit_2_and_no_token(tmp_path:
     config.write_text(f"server:\n  url: http://127.0.0.1:9\n  token_file: {token_file}\n"
                       f"game:\n  pgn_dir: {tmp_path / 'games'}\n  state_file: {tmp_path / 'state.json'}\n")
     environ = {key: value for key, value in os.environ.items() if key != "KNIGHTMATE_BOT_TOKEN"}
-    done = subprocess.run([sys.executable, "-m", "bot.cli", "run", "--config", str(config)], capture_output=True,
+    done = subprocess.run([*OWN_COMMAND, "run", "--config", str(config)], capture_output=True,
                           text=True, timeout=60, env=environ, cwd=tmp_path)
     assert done.returncode == 2
     assert "server.token_file" in done.stderr and "line break" in done.stderr

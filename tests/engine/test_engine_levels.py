@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import sys
 
 import chess
 import chess.engine
@@ -21,6 +20,7 @@ from bot.engine.levels import (
     strength_for_elo,
 )
 from bot.engine.weights import PIECE_VALUES
+from bot.own_command import OWN_COMMAND
 from tests.helpers.random_positions import random_positions
 from variant import KnightmateBoard
 
@@ -131,7 +131,7 @@ def test_low_levels_search_little_and_the_top_level_more() -> None:
 
 def test_uci_limit_strength_and_elo_weaken_the_process_as_they_do_fairy_stockfish() -> None:
     board = KnightmateBoard("4k3/pppp3p/8/4p1p1/3Q4/8/PPP2PPP/4K3 w - - 0 1")
-    with chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "bot.cli", "uci"], timeout=TIMEOUT_S) as engine:
+    with chess.engine.SimpleEngine.popen_uci([*OWN_COMMAND, "uci"], timeout=TIMEOUT_S) as engine:
         assert engine.options["UCI_LimitStrength"].default is False
         elo = engine.options["UCI_Elo"]
         assert (elo.min, elo.max) == (MIN_ELO, MAX_ELO)

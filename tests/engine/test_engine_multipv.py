@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-
 import chess
 import chess.engine
 import pytest
 
 from bot.engine import Engine, Limits
 from bot.engine.search import MAX_MULTIPV
+from bot.own_command import OWN_COMMAND
 from variant import KnightmateBoard
 
 TIMEOUT_S = 20
@@ -75,7 +74,7 @@ def test_multipv_out_of_range_is_refused(multipv: int) -> None:
 
 def test_python_chess_analyse_reads_three_lines_from_the_uci_process() -> None:
     board = KnightmateBoard(TWO_CAPTURES)
-    with chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "bot.cli", "uci"], timeout=TIMEOUT_S) as engine:
+    with chess.engine.SimpleEngine.popen_uci([*OWN_COMMAND, "uci"], timeout=TIMEOUT_S) as engine:
         infos = engine.analyse(board, chess.engine.Limit(depth=3), multipv=3)
         assert [info["multipv"] for info in infos] == [1, 2, 3]
         assert [board.san(info["pv"][0]) for info in infos[:2]] == ["Rxd7", "Rxh4"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import queue
 import subprocess
-import sys
 from pathlib import Path
 
 import chess
@@ -13,6 +12,7 @@ import pytest
 
 from bot.engine.book import DEFAULT_BOOK, book_entry, write_book
 from bot.engine.uci import OPTIONS, UciSession
+from bot.own_command import OWN_COMMAND
 from variant import KnightmateBoard
 
 TIMEOUT_S = 20
@@ -94,7 +94,7 @@ def test_use_nnue_is_off_by_default_and_switches_the_network_on_and_off() -> Non
 
 
 def test_python_chess_reads_the_announced_options_as_declared() -> None:
-    with chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "bot.cli", "uci"], timeout=TIMEOUT_S) as engine:
+    with chess.engine.SimpleEngine.popen_uci([*OWN_COMMAND, "uci"], timeout=TIMEOUT_S) as engine:
         assert {name: engine.options[name] for name in engine.options} == \
             {option.spec.name: option.spec for option in OPTIONS}
 
@@ -192,7 +192,7 @@ def test_quit_ends_the_session() -> None:
 def test_plays_through_python_chess_engine_with_knightmate_board() -> None:
     board = KnightmateBoard("8/4P2k/8/8/8/8/1P6/K7 w - - 0 1")
     board.push_uci("e7e8m")  # the history reaches the engine as e7e8n (Move.uci())
-    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "bot.cli", "uci"], timeout=TIMEOUT_S)
+    engine = chess.engine.SimpleEngine.popen_uci([*OWN_COMMAND, "uci"], timeout=TIMEOUT_S)
     try:
         engine.configure({"Hash": 16})
         for _ in range(4):
@@ -206,7 +206,7 @@ def test_plays_through_python_chess_engine_with_knightmate_board() -> None:
 
 
 def test_undecodable_input_does_not_crash_the_process() -> None:
-    completed = subprocess.run([sys.executable, "-m", "bot.cli", "uci"], input=b"\xff\xfe\x00garbage\nisready\nquit\n",
+    completed = subprocess.run([*OWN_COMMAND, "uci"], input=b"\xff\xfe\x00garbage\nisready\nquit\n",
                                capture_output=True, timeout=TIMEOUT_S)
     lines = completed.stdout.decode().splitlines()
     assert completed.returncode == 0
@@ -285,7 +285,7 @@ def test_a_ponder_miss_stops_and_searches_the_position_really_played() -> None:
 def test_python_chess_can_play_against_the_process_with_pondering_on() -> None:
     # python-chess sends 'go ponder' on the expected reply after each move, and 'stop' before the next command.
     board = KnightmateBoard()
-    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "bot.cli", "uci"], timeout=TIMEOUT_S)
+    engine = chess.engine.SimpleEngine.popen_uci([*OWN_COMMAND, "uci"], timeout=TIMEOUT_S)
     try:
         engine.configure({"OwnBook": False})   # book moves name no reply to ponder on
         for _ in range(3):

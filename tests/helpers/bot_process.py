@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import yaml
 
+from bot.own_command import OWN_COMMAND
 from bot.sandbox import Sandbox
 from tests.helpers.bot_harness import BOT, TOKEN
 
@@ -40,7 +40,7 @@ def write_config(sandbox: Sandbox, directory: Path, concurrency: int = 1, **game
 
 def knightmate_bot(*args: str) -> list[str]:
     """The command line of ``knightmate-bot`` run by this test's Python."""
-    return [sys.executable, "-m", "bot.cli", *args]
+    return [*OWN_COMMAND, *args]
 
 
 def environment(token: str | None = TOKEN) -> dict[str, str]:

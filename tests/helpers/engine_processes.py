@@ -5,6 +5,7 @@ operating system sees, not what the bot believes)."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sys
 import time
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import EngineSettings, parse_settings
+from bot.own_command import OWN_COMMAND
 
 FAIRY_STOCKFISH = shutil.which("fairy-stockfish") or (
     "/usr/games/fairy-stockfish" if os.access("/usr/games/fairy-stockfish", os.X_OK) else None)
@@ -22,7 +24,7 @@ needs_fairy_stockfish = pytest.mark.skipif(FAIRY_STOCKFISH is None, reason="fair
 _console_script = Path(sys.executable).with_name("knightmate-bot")
 #: ``knightmate-bot uci`` as an operator writes it (the console script of this environment).
 KNIGHTMATE_BOT_UCI = (f"{_console_script} uci" if _console_script.exists()
-                      else f"{sys.executable} -m bot.cli uci")
+                      else shlex.join((*OWN_COMMAND, "uci")))
 FAKE_ENGINE = (sys.executable, str(Path(__file__).with_name("uci_fake_engine.py")))
 
 

@@ -687,7 +687,7 @@ def test_the_analysis_board_from_a_pasted_pgn(puppet: Puppet) -> None:
 def test_a_hostile_paste_on_the_analysis_board_is_said_so_and_the_page_works_on(puppet: Puppet) -> None:
     page = puppet.page
     for text, message in (("this is not chess at all", "neither a FEN nor a PGN"),
-                          ("1. c3 c6 2. Ke3 *", "illegal san: 'Ke3'"),
+                          ("1. c3 c6 2. Ke3 *", "illegal move 2. Ke3"),
                           ("rmbq1bmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQ - 0 1", "black has no royal knight")):
         page.find("#paste").clear()
         page.find("#paste").send_keys(text)

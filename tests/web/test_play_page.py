@@ -11,7 +11,6 @@ import io
 import json
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -25,13 +24,16 @@ import requests
 
 from bench.page import make_pieces, make_sounds
 from bot.analysis import EngineCommand, chances_percent, close_engine
+from bot.analysis.lines import final_position
 from bot.cli.local_page import PlayError, announce, check_host
 from bot.cli.main import main
 from bot.engine import levels
+from bot.engine.uci import ENGINE_NAME
+from bot.own_command import OWN_COMMAND
 from bot.sandbox import Sandbox, human
 from bot.sandbox.opponents import strength_options
 from bot.web.analysis_board import score_json
-from bot.web.page_server import CSRF_HEADER, PageServer, host_allowed
+from bot.web.page_server import CSRF_HEADER, PageServer, PgnSource, host_allowed
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish, recorded, wait_until
 from variant import KnightmateBoard
 
@@ -71,9 +73,11 @@ class Served:
 
 
 @contextlib.contextmanager
-def serving(sandbox: Sandbox, seat: human.HumanSeat, engine: EngineCommand | None = None) -> Iterator[Served]:
-    """The page of *seat* on a port of its own, its analysis on *engine*; stopped with *sandbox*."""
-    with PageServer(("127.0.0.1", 0), seat, KEY, lambda game_id: None, engine) as page:
+def serving(sandbox: Sandbox, seat: human.HumanSeat, engine: EngineCommand | None = None,
+            bot_pgn: PgnSource = lambda game_id: None) -> Iterator[Served]:
+    """The page of *seat* on a port of its own, its analysis on *engine*, the bot's PGN files from
+    *bot_pgn* (none by default); stopped with *sandbox*."""
+    with PageServer(("127.0.0.1", 0), seat, KEY, bot_pgn, engine) as page:
         thread = threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.1})
         thread.start()
         try:
@@ -281,11 +285,44 @@ def test_the_pgn_so_far_comes_from_the_sandbox_while_no_bot_file_exists(served: 
     served.post(f"/api/board/game/{game_id}/move/e2e4")
     response = served.get(f"/api/board/game/{game_id}/pgn")
     assert response.status_code == 200 and "attachment" in response.headers["Content-Disposition"]
-    assert "1. e4 *" in response.text and '[Variant "Knightmate"]' in response.text
-    headers = chess.pgn.read_headers(io.StringIO(response.text))
-    assert headers is not None
+    assert '[Variant "Knightmate"]' in response.text
+    game = chess.pgn.read_game(io.StringIO(response.text))
+    assert game is not None and [node.san() for node in game.mainline()] == ["e4"]
+    assert game.end().clock() is not None  # [%clk], as the bot's own file has it
+    headers = game.headers
     assert headers["White"] == "you" and headers["Black"] == "statue" and headers["TimeControl"] == "180+2"
     assert headers["Event"] == "knightmate-bot play" and "?" not in headers["Date"] and headers["Result"] == "*"
+
+
+def test_the_pgn_of_a_finished_game_comes_from_the_bot_s_file_only_when_the_bot_played_it() -> None:
+    """A game against the computer has no bot file: its PGN must not wait for one (it took 5 s)."""
+    asked: list[str] = []
+
+    def bot_pgn(game_id: str) -> str | None:
+        asked.append(game_id)
+        return None
+
+    with Sandbox("lichess") as sandbox:
+        sandbox.add_opponent("statue", strategy="idle")
+        sandbox.add_opponent("computer-1", strategy="level1")
+        seat = sandbox.add_person("you", bot="statue", computers={1: "computer-1"})
+        with serving(sandbox, seat, bot_pgn=bot_pgn) as served:
+            answer = served.post("/api/challenge/ai", {"level": 1, "clock.limit": 300, "clock.increment": 3,
+                                                       "color": "black", "fen": ""}).json()
+            against_computer = answer["gameId"]
+            sandbox.wait_moves(against_computer, 1, timeout=10)
+            reply = served.state(against_computer)["legalMoves"][0]["uci"]
+            assert served.post(f"/api/board/game/{against_computer}/move/{reply}").status_code == 200
+            assert served.post(f"/api/board/game/{against_computer}/resign").status_code == 200
+            computer_pgn = served.get(f"/api/board/game/{against_computer}/pgn").text
+            against_bot = served.new_game()
+            assert served.post(f"/api/board/game/{against_bot}/resign").status_code == 200
+            assert served.get(f"/api/board/game/{against_bot}/pgn").status_code == 200
+    assert asked == [against_bot]
+    game = chess.pgn.read_game(io.StringIO(computer_pgn))
+    assert game is not None and game.headers["White"] == "computer-1" and game.headers["Result"] == "1-0"
+    clocks = [node.clock() for node in game.mainline()]
+    assert len(clocks) >= 2 and all(clock is not None and 0 < clock <= 303 for clock in clocks), clocks
 
 
 def test_a_paste_too_long_for_a_fen_is_refused_without_being_echoed(served: Served) -> None:
@@ -341,7 +378,7 @@ def test_the_play_command_prints_its_address_serves_the_page_and_stops_on_ctrl_c
     config = tmp_path / "config.yml"
     config.write_text(f"engine:\n  workers: 1\n  hash_mb: 8\n  ponder: false\ngame:\n  pgn_dir: {tmp_path / 'games'}\n",
                       encoding="utf-8")
-    process = subprocess.Popen([sys.executable, "-m", "bot.cli", "play", "--config", str(config), "--port", "0"],
+    process = subprocess.Popen([*OWN_COMMAND, "play", "--config", str(config), "--port", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tmp_path)
     assert process.stdout is not None
     guard = threading.Timer(60, process.kill)  # a hung command fails the test instead of hanging it
@@ -395,13 +432,23 @@ def test_a_pasted_pgn_is_read_into_plies_with_san_and_positions(served: Served) 
     ("x" * 20_001, "That paste is 20001 characters long; a FEN or a PGN game is at most 20000."),
     ("rmbq1bmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQ - 0 1",
      "That is not a Knightmate FEN: invalid Knightmate position (black has no royal knight)."),
-    ("1. e4 e5 2. Ke3 *", "That PGN cannot be read: illegal san: 'Ke3'"),
+    ("1. e4 e5 2. Ke3 *", "That PGN cannot be read: illegal move 2. Ke3."),
+    ("1. e4 d5 2. Qg4 Nf6 *", "That PGN cannot be read: illegal move 2... Nf6."),
     ('[Variant "Crazyhouse"]\n\n1. e4 *', "That game is not Knightmate (its Variant is 'Crazyhouse')."),
 ])
 def test_a_hostile_paste_gets_one_clear_sentence(served: Served, text: str, message: str) -> None:
     response = served.post("/api/analysis/import", {"text": text})
     assert response.status_code == 400
     assert response.json()["error"].startswith(message), response.json()["error"]
+
+
+@pytest.mark.parametrize(("fen", "winner"), [("8/8/8/4R3/3K1Qk1/8/8/8 b - - 1 1", "white"),
+                                             ("8/8/8/4r3/3k1qK1/8/8/8 w - - 1 1", "black")])
+def test_a_final_mate_is_scored_for_its_winner(fen: str, winner: str) -> None:
+    board = KnightmateBoard(fen)
+    assert board.is_checkmate()
+    assert score_json(final_position(board).score) == {"cp": None, "mate": 0, "winner": winner}
+    assert score_json(chess.engine.PovScore(chess.engine.Mate(2), chess.WHITE))["winner"] is None
 
 
 def test_a_position_comes_with_its_legal_moves_and_outcome(served: Served) -> None:
@@ -427,6 +474,7 @@ def test_the_engine_lines_stream_deepen_and_stop_when_the_page_leaves(served: Se
             if len(depths) == 4:
                 break
     assert depths == sorted(depths) and depths[-1] > depths[0]
+    assert line["engine"] == ENGINE_NAME  # the page says which build answers: this very install's
     assert line["lines"][0]["san"][0] == "Qf4#" and line["lines"][0]["mate"] == 1
     assert line["lines"][0]["winPercent"] == 100  # the bar's share, sent with the score
     assert len(line["lines"][0]["fen"]) == len(line["lines"][0]["uci"])
@@ -494,6 +542,12 @@ def test_a_review_runs_the_configured_engine_at_full_strength(tmp_path: Path) ->
             with served.session.get(f"{served.url}/api/review/stream/{game_id}", stream=True, timeout=30) as response:
                 lines = [json.loads(raw) for raw in response.iter_lines() if raw]
     assert lines[-1]["type"] == "review" and len(lines[-1]["evals"]) == 2, lines[-1]
+    assert lines[-1]["engine"].startswith("Fairy-Stockfish") and len(lines[-1]["depths"]) == 2
+    white = lines[-1]["white"]["accuracy"]  # the page's figure is the PGN's (it said 87.6% against 88%)
+    assert isinstance(white, int) and f"White: accuracy {white}%" in lines[-1]["pgn"]
+    progress = [line for line in lines if line["type"] == "progress"]
+    assert [line["done"] for line in progress] == [1, 2] and all(line["depth"] > 0 for line in progress[:1])
+    assert all(line["engine"] == lines[-1]["engine"] for line in progress)
     told = record.read_text().splitlines()
     assert told.count("go movetime 150") == 2 and "setoption name Hash value 8" in told
     assert not [line for line in told if "UCI_LimitStrength" in line or "UCI_Elo" in line]
