@@ -447,7 +447,8 @@ def test_a_hostile_paste_gets_one_clear_sentence(served: Served, text: str, mess
 def test_a_final_mate_is_scored_for_its_winner(fen: str, winner: str) -> None:
     board = KnightmateBoard(fen)
     assert board.is_checkmate()
-    assert score_json(final_position(board).score) == {"cp": None, "mate": 0, "winner": winner}
+    assert score_json(final_position(board).score) == {"cp": None, "mate": 0, "winner": winner,
+                                                        "winPercent": 100.0 if winner == "white" else 0.0}
     assert score_json(chess.engine.PovScore(chess.engine.Mate(2), chess.WHITE))["winner"] is None
 
 
@@ -484,7 +485,7 @@ def test_the_engine_lines_stream_deepen_and_stop_when_the_page_leaves(served: Se
 
 def test_a_score_goes_to_the_page_from_whites_side_with_its_share_of_the_chances() -> None:
     black_ahead = chess.engine.PovScore(chess.engine.Cp(100), chess.BLACK)
-    assert score_json(black_ahead) == {"cp": -100, "mate": None,
+    assert score_json(black_ahead) == {"cp": -100, "mate": None, "winner": None,
                                        "winPercent": round(chances_percent(chess.engine.Cp(-100)), 1)}
     assert score_json(black_ahead)["winPercent"] == 40.9  # Lichess's curve: 0.004's would be 40.1
 
