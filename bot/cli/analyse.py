@@ -78,16 +78,17 @@ def _move_text(error: Exception) -> str:
 
 
 def run(paths: Sequence[Path], limit: chess.engine.Limit, engine_command: Sequence[str] | None,
-        out: str | None, stdout: TextIO, stderr: TextIO) -> int:
+        out: str | None, stdout: TextIO, stderr: TextIO, *, slope: float | None = None) -> int:
     """Analyses the games of *paths* and writes them annotated (see the module docstring): to
-    *out*, a directory if it is one or ends with a slash, else a file; to *stdout* without it."""
+    *out*, a directory if it is one or ends with a slash, else a file; to *stdout* without it. The
+    moves are judged on the engine's curve, or on one of *slope* if given."""
     try:
         files = pgn_files(paths)
     except PgnInputError as error:
         raise AnalyseError(str(error)) from None
     sources = [read_source(path) for path in files]
     output = _Output(out, stdout)
-    engine_to_open = EngineCommand(tuple(engine_command) if engine_command else None)
+    engine_to_open = EngineCommand(tuple(engine_command) if engine_command else None, slope=slope)
     annotator = analyst(engine_to_open, limit)
     total = sum(len(list(game.mainline_moves())) + 1 for source in sources for game in source.games)
     engine = engine_to_open.open()
@@ -99,7 +100,8 @@ def run(paths: Sequence[Path], limit: chess.engine.Limit, engine_command: Sequen
                     moves = list(game.mainline_moves())
                     board = game.board()
                     assert isinstance(board, KnightmateBoard)
-                    analysis = analyse_game(engine, board, moves, limit, on_progress=lambda *_: _advance(bar))
+                    analysis = analyse_game(engine, board, moves, limit, on_progress=lambda *_: _advance(bar),
+                                            curve=engine_to_open.curve)
                     output.add(source.path, str(annotated(game, analysis, annotator)) + "\n\n")
                     bar.write(f"{source.path.name} game {number}: {game.headers.get('White', '?')} - "
                               f"{game.headers.get('Black', '?')} {game.headers.get('Result', '*')}: "

@@ -24,6 +24,7 @@ from bot.analysis import (
     AnalysisStopped,
     EngineCommand,
     GameAnalysis,
+    WinningChancesCurve,
     analyse_game,
     analyst,
     annotated,
@@ -77,14 +78,14 @@ class Reviewer:
         try:
             engine = self._engine.open()
             try:
-                analysis = analyse_game(engine, start, moves, self._limit, stop=stop,
+                analysis = analyse_game(engine, start, moves, self._limit, stop=stop, curve=self._engine.curve,
                                         on_progress=lambda done, total: lines.put(
                                             {"type": "progress", "done": done, "total": total}))
             finally:
                 close_engine(engine)
             text = str(annotated(game, analysis, analyst(self._engine, self._limit))) + "\n"
             self.pgns[game_id] = text
-            lines.put(_review_json(start, analysis, text))
+            lines.put(_review_json(start, analysis, text, self._engine.curve))
         except AnalysisStopped:
             lines.put({"type": "end", "reason": "stopped"})
         except AnalysisEngineError as error:
@@ -105,7 +106,8 @@ def _lines(lines: queue.Queue[JsonObject | None], stop: threading.Event,
         stop.set()
 
 
-def _review_json(start: KnightmateBoard, analysis: GameAnalysis, pgn: str) -> JsonObject:
+def _review_json(start: KnightmateBoard, analysis: GameAnalysis, pgn: str, curve: WinningChancesCurve) -> JsonObject:
+    """The review for the page; its graph drawn on *curve*, the judging engine's, as the verdicts are."""
     board = start.copy()
     moves = []
     for review in analysis.moves:
@@ -119,5 +121,5 @@ def _review_json(start: KnightmateBoard, analysis: GameAnalysis, pgn: str) -> Js
     sides = {name: {"inaccuracies": side.inaccuracies, "mistakes": side.mistakes, "blunders": side.blunders,
                     "accuracy": None if side.accuracy is None else round(side.accuracy, 1)}
              for name, side in (("white", analysis.white), ("black", analysis.black))}
-    return {"type": "review", "evals": [score_json(position.score) for position in analysis.positions],
+    return {"type": "review", "evals": [score_json(position.score, curve) for position in analysis.positions],
             "moves": moves, **sides, "pgn": pgn}
