@@ -44,7 +44,6 @@ from bot.analysis import (
 )
 from bot.analysis.whole_game import review
 from bot.cli.main import DEFAULT_ANALYSIS_DEPTH
-from bot.cli.pgn_input import read_games
 from variant import KnightmateBoard
 
 #: The errors compared: a mistake or a blunder.
@@ -97,6 +96,17 @@ class Tally:
                 f"mean absolute {statistics.fmean(abs(gap) for gap in self.accuracy_gaps):.1f} points")
 
 
+def read_games(paths: Sequence[Path]) -> list[chess.pgn.Game]:
+    """The games with moves of the PGN files (importing :mod:`variant` taught chess.pgn Knightmate)."""
+    games = []
+    for path in paths:
+        with path.open(encoding="utf-8-sig") as handle:
+            while (game := chess.pgn.read_game(handle)) is not None:
+                if game.next() is not None:
+                    games.append(game)
+    return games
+
+
 def positions_of(engine: chess.engine.SimpleEngine, game: chess.pgn.Game,
                  limit: chess.engine.Limit) -> list[PositionAnalysis]:
     board = game.board()
@@ -122,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fsf-depth", type=int, default=16, help="Fairy-Stockfish's depth a position (default 16)")
     args = parser.parse_args(argv)
 
-    games = [game for path in args.pgn for game in read_games(path) if game.next() is not None]
+    games = read_games(args.pgn)
     builtin_limit = (chess.engine.Limit(time=args.builtin_movetime_ms / 1000) if args.builtin_movetime_ms
                      else chess.engine.Limit(depth=args.builtin_depth))
     fsf_limit = chess.engine.Limit(depth=args.fsf_depth)

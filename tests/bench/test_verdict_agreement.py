@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bench.match.verdict_agreement import Marks, Tally
+from pathlib import Path
+
+from bench.match.verdict_agreement import Marks, Tally, read_games
 
 
 def test_recall_precision_and_any_mark_count_the_plies_both_engines_mark() -> None:
@@ -15,3 +17,10 @@ def test_recall_precision_and_any_mark_count_the_plies_both_engines_mark() -> No
     assert tally.describe() == ("built-in marks 3, Fairy-Stockfish 4, both 2: recall 50%, precision 67%; "
                                 "Fairy-Stockfish's with any built-in mark 3 (75%); accuracy, built-in less "
                                 "Fairy-Stockfish: mean +4.0, mean absolute 4.0 points")
+
+
+def test_games_without_moves_are_left_out(tmp_path: Path) -> None:
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text('[Variant "Knightmate"]\n\n1. e4 e5 *\n\n[Variant "Knightmate"]\n\n*\n\n'
+                   '[Variant "Knightmate"]\n\n1. d4 *\n', encoding="utf-8")
+    assert [len(list(game.mainline_moves())) for game in read_games([pgn])] == [2, 1]
