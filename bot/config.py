@@ -43,6 +43,9 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 SORT_ORDERS = ("first", "best")
 #: The placeholders a greeting or goodbye may hold: the opponent's name, the bot's, the engine's.
 CHAT_FIELDS = ("opponent", "me", "engine")
+#: The slopes a curve from centipawns to winning chances may have (Lichess's is 0.00368): outside
+#: them an engine's scores would all read as level or all as won, a typo rather than a scale.
+MIN_SLOPE, MAX_SLOPE = 0.0001, 0.1
 
 
 class ConfigError(Exception):
@@ -126,6 +129,9 @@ class EngineSettings:
     hang_margin_s: float = 3.0
     ponder: bool = True
     book: bool | str = True
+    # The slope of the curve from the page's analysis engine's centipawns to winning chances
+    # (bot.analysis.judgement); None = the engine's own (the built-in one's fit, else Lichess's).
+    analysis_slope: float | None = None
     # The clock reserve (bot.games.clock_reserve): after a move the bot keeps at least the lesser of
     # these two, plus this many times the slowest recent move echo of the game.
     clock_reserve_ms: int = 5_000
@@ -387,6 +393,7 @@ _READERS: dict[str, dict[str, Reader]] = {
         "hang_margin_s": _number(0.1),
         "ponder": _boolean,
         "book": _book,
+        "analysis_slope": _optional(_number(MIN_SLOPE, maximum=MAX_SLOPE)),
         "clock_reserve_ms": _integer(0),
         "clock_reserve_share": _number(0.0, maximum=0.5),
         "latency_reserve_factor": _number(0.0, maximum=20.0),

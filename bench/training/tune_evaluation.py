@@ -32,7 +32,7 @@ import os
 import re
 import sys
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,14 +86,21 @@ def load(paths: Sequence[Path], min_ply: int, jobs: int) -> DataSet:
     return data
 
 
-def read(paths: Sequence[Path], min_ply: int, jobs: int) -> DataSet:
-    """Reads the quiet positions of the data files, each position once (the first time it is seen),
-    and computes their features in *jobs* processes (in order, so the rows do not depend on it)."""
+@dataclass(frozen=True)
+class LabelledPosition:
+    """One line of the data: a position, its game's result for White, the data engine's score for
+    White (mates as +-10000) and the game's tag."""
+
+    fen: str
+    result: float
+    engine_score: float
+    game: str
+
+
+def quiet_positions(paths: Sequence[Path], min_ply: int) -> Iterator[LabelledPosition]:
+    """The quiet positions of the data files (see the module docstring) from ply *min_ply* on,
+    each position once (the first time it is seen)."""
     seen: set[str] = set()
-    fens: list[str] = []
-    results: list[float] = []
-    engine_scores: list[float] = []
-    games: list[str] = []
     for path in paths:
         for number, line in enumerate(path.read_text().splitlines(), start=1):
             fields = line.split("\t")
@@ -104,10 +111,21 @@ def read(paths: Sequence[Path], min_ply: int, jobs: int) -> DataSet:
             if int(in_check) or int(capture) or int(ply) < min_ply or position in seen:
                 continue
             seen.add(position)
-            fens.append(fen)
-            results.append(float(result))
-            engine_scores.append(float(engine_score))
-            games.append(f"{path.name}:{game}")
+            yield LabelledPosition(fen, float(result), float(engine_score), f"{path.name}:{game}")
+
+
+def read(paths: Sequence[Path], min_ply: int, jobs: int) -> DataSet:
+    """Reads the quiet positions of the data files, each position once (the first time it is seen),
+    and computes their features in *jobs* processes (in order, so the rows do not depend on it)."""
+    fens: list[str] = []
+    results: list[float] = []
+    engine_scores: list[float] = []
+    games: list[str] = []
+    for position in quiet_positions(paths, min_ply):
+        fens.append(position.fen)
+        results.append(position.result)
+        engine_scores.append(position.engine_score)
+        games.append(position.game)
     with multiprocessing.Pool(jobs) as pool:
         rows = pool.map(_row, fens, chunksize=2000)
     return DataSet(np.vstack(rows) if rows else np.zeros((0, len(model.KEYS))), np.array(results),
@@ -139,7 +157,13 @@ def error(data: DataSet, values: Array, k: float) -> float:
 
 
 def fit_k(data: DataSet, values: Array) -> float:
-    found = minimize_scalar(lambda k: error(data, values, k), bounds=(0.1, 5.0), method="bounded")
+    return fit_k_of_scores(data.rows @ values, data.results)
+
+
+def fit_k_of_scores(scores: Array, results: Array) -> float:
+    """The ``k`` whose sigmoid of *scores* (centipawns for White) best predicts *results* (least squares)."""
+    found = minimize_scalar(lambda k: float(np.mean((sigmoid(scores, k) - results) ** 2)),
+                            bounds=(0.1, 5.0), method="bounded")
     return float(found.x)
 
 
@@ -209,8 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     current = np.array(model.current_values(), dtype=np.float64)
     k = fit_k(data, current)
-    engine_k = float(minimize_scalar(lambda c: float(np.mean((sigmoid(data.engine_scores, c) - data.results) ** 2)),
-                                     bounds=(0.1, 5.0), method="bounded").x)
+    engine_k = fit_k_of_scores(data.engine_scores, data.results)
     print(f"k = {k:.4f} (the data engine's scores: {engine_k:.4f}, error "
           f"{float(np.mean((sigmoid(data.engine_scores, engine_k) - data.results) ** 2)):.6f})")
     print(f"error over {FOLDS} folds of games, each predicted by a fit to the others:")

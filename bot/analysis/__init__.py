@@ -5,7 +5,7 @@ never the network, the bot's games, the sandbox or the web page (which use it).
 
 * :mod:`bot.analysis.lines`: the engine (built-in or any UCI engine) and one position's lines.
 * :mod:`bot.analysis.whole_game`: a whole game, each move judged, each side summed up.
-* :mod:`bot.analysis.judgement`: Lichess's winning chances, errors and accuracy.
+* :mod:`bot.analysis.judgement`: winning chances on the judging engine's curve; Lichess's errors and accuracy.
 * :mod:`bot.analysis.annotate`: the analysed game as an annotated PGN.
 * :mod:`bot.analysis.pgn_input`: PGN read as Knightmate games, each game's problem in one sentence.
 * :mod:`bot.analysis.puzzles`: puzzles mined from a game; :mod:`bot.analysis.puzzle_csv`: Lichess's
@@ -13,7 +13,7 @@ never the network, the bot's games, the sandbox or the web page (which use it).
 """
 
 from bot.analysis.annotate import analyst, annotated
-from bot.analysis.judgement import Judgement, chances_percent
+from bot.analysis.judgement import BUILTIN_CURVE, LICHESS_CURVE, Judgement, WinningChancesCurve, chances_percent
 from bot.analysis.lines import (
     BUILTIN_COMMAND,
     AnalysisEngineError,
@@ -29,7 +29,8 @@ from bot.analysis.lines import (
 from bot.analysis.whole_game import GameAnalysis, MoveReview, SideSummary, analyse_game
 
 __all__ = [
-    "BUILTIN_COMMAND", "AnalysisEngineError", "AnalysisStopped", "EngineCommand", "GameAnalysis", "Judgement", "Line",
-    "MoveReview", "PositionAnalysis", "SideSummary", "analyse_game", "analyse_position", "analyst", "annotated",
-    "chances_percent", "close_engine", "engine_name", "open_engine",
+    "BUILTIN_COMMAND", "BUILTIN_CURVE", "LICHESS_CURVE", "AnalysisEngineError", "AnalysisStopped", "EngineCommand",
+    "GameAnalysis", "Judgement", "Line", "MoveReview", "PositionAnalysis", "SideSummary", "WinningChancesCurve",
+    "analyse_game", "analyse_position", "analyst", "annotated", "chances_percent", "close_engine", "engine_name",
+    "open_engine",
 ]

@@ -17,6 +17,7 @@ from pathlib import Path
 import chess
 import chess.engine
 
+from bot.analysis.judgement import BUILTIN_CURVE, LICHESS_CURVE, WinningChancesCurve
 from bot.engine.external import engine_board_of, knightmate_refusal
 from bot.own_command import OWN_COMMAND
 from variant import KnightmateBoard
@@ -43,20 +44,31 @@ class AnalysisStopped(Exception):
 @dataclass(frozen=True)
 class EngineCommand:
     """A UCI engine to start: its command line (None: the built-in engine) and its options, as the
-    config's ``engine.command`` and ``engine.options`` give them."""
+    config's ``engine.command`` and ``engine.options`` give them, and the slope of its curve from
+    centipawns to winning chances when it is set by hand (None: the engine's own, :attr:`curve`)."""
 
     argv: tuple[str, ...] | None = None
     options: Mapping[str, chess.engine.ConfigValue] = field(default_factory=dict)
+    slope: float | None = None
 
     @property
     def name(self) -> str:
         """What a PGN's annotator or a message calls it: ``the built-in engine`` or the program's name."""
         return "the built-in engine" if not self.argv else Path(self.argv[0]).name
 
+    @property
+    def curve(self) -> WinningChancesCurve:
+        """The curve that turns this engine's centipawns into winning chances: the slope set by
+        hand, else the built-in engine's fitted one, else Lichess's (an external engine is taken
+        to count centipawns as Stockfish does, as Fairy-Stockfish does)."""
+        if self.slope is not None:
+            return WinningChancesCurve(self.slope)
+        return BUILTIN_CURVE if not self.argv else LICHESS_CURVE
+
     def at_full_strength(self) -> EngineCommand:
         """The same engine without the options of :data:`STRENGTH_OPTIONS`."""
         options = {name: value for name, value in self.options.items() if name not in STRENGTH_OPTIONS}
-        return EngineCommand(self.argv, options)
+        return EngineCommand(self.argv, options, self.slope)
 
     def open(self, timeout_s: float = 20.0) -> chess.engine.SimpleEngine:
         """:func:`open_engine` for this command and its options."""

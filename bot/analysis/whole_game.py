@@ -9,7 +9,15 @@ from dataclasses import dataclass
 import chess
 import chess.engine
 
-from bot.analysis.judgement import Judgement, game_accuracy, judge, move_accuracy, win_percent
+from bot.analysis.judgement import (
+    LICHESS_CURVE,
+    Judgement,
+    WinningChancesCurve,
+    game_accuracy,
+    judge,
+    move_accuracy,
+    win_percent,
+)
 from bot.analysis.lines import AnalysisStopped, Line, PositionAnalysis, analyse_position
 from variant import KnightmateBoard
 
@@ -76,13 +84,15 @@ def analyse_game(engine: chess.engine.SimpleEngine, start: KnightmateBoard, move
                  limit: chess.engine.Limit, *, multipv: int = 1,
                  on_progress: Callable[[int, int], None] | None = None,
                  on_position: Callable[[int, PositionAnalysis], None] | None = None,
-                 stop: threading.Event | None = None) -> GameAnalysis:
+                 stop: threading.Event | None = None,
+                 curve: WinningChancesCurve = LICHESS_CURVE) -> GameAnalysis:
     """Analyses the game of *moves* from *start* (its position; its move stack is kept as history).
 
     Each position is searched within *limit*; *on_position* gets each position's analysis by its
     index (0: the start) and *on_progress* the positions done and the total after each. *stop*
     ends the analysis with :class:`~bot.analysis.lines.AnalysisStopped`. An illegal move raises
-    :class:`chess.IllegalMoveError`.
+    :class:`chess.IllegalMoveError`. The moves are judged on *curve*, the engine's
+    (:attr:`~bot.analysis.lines.EngineCommand.curve`).
     """
     board = start.copy()
     positions: list[PositionAnalysis] = []
@@ -100,11 +110,13 @@ def analyse_game(engine: chess.engine.SimpleEngine, start: KnightmateBoard, move
             if moves[index] not in board.legal_moves:
                 raise chess.IllegalMoveError(f"illegal move {board.uci(moves[index])} in {board.fen()}")
             board.push(moves[index])
-    return review(start, moves, positions)
+    return review(start, moves, positions, curve)
 
 
-def review(start: KnightmateBoard, moves: Sequence[chess.Move], positions: Sequence[PositionAnalysis]) -> GameAnalysis:
-    """Judges each move of the game from the analyses of its positions (one more than moves)."""
+def review(start: KnightmateBoard, moves: Sequence[chess.Move], positions: Sequence[PositionAnalysis],
+           curve: WinningChancesCurve = LICHESS_CURVE) -> GameAnalysis:
+    """Judges each move of the game from the analyses of its positions (one more than moves), on
+    the judging engine's *curve*."""
     board = start.copy()
     reviews = []
     for ply, move in enumerate(moves):
@@ -112,13 +124,14 @@ def review(start: KnightmateBoard, moves: Sequence[chess.Move], positions: Seque
         before, after = positions[ply].score.pov(mover), positions[ply + 1].score.pov(mover)
         best = positions[ply].best
         played_best = best is not None and best.move == move
-        judgement = None if played_best else judge(before, after)
+        judgement = None if played_best else judge(before, after, curve)
         reviews.append(MoveReview(ply=ply, move=move, san=board.san(move), mover=mover,
                                   fullmove_number=board.fullmove_number, before=before, after=after,
-                                  accuracy=move_accuracy(before, after), judgement=judgement,
+                                  accuracy=move_accuracy(before, after, curve), judgement=judgement,
                                   better=best if judgement is not None else None))
         board.push(move)
-    accuracy = game_accuracy([win_percent(position.score.white()) for position in positions], start.turn)
+    accuracy = game_accuracy([win_percent(position.score.white(), curve) for position in positions],
+                             start.turn)
     white, black = (_summary([r for r in reviews if r.mover == color], accuracy[color])
                     for color in (chess.WHITE, chess.BLACK))
     return GameAnalysis(tuple(positions), tuple(reviews), white, black)

@@ -34,15 +34,16 @@ class AnalyseError(Exception):
 
 
 def run(paths: Sequence[Path], limit: chess.engine.Limit, engine_command: Sequence[str] | None,
-        out: str | None, stdout: TextIO, stderr: TextIO) -> int:
+        out: str | None, stdout: TextIO, stderr: TextIO, *, slope: float | None = None) -> int:
     """Analyses the games of *paths* and writes them annotated (see the module docstring): to
-    *out*, a directory if it is one or ends with a slash, else a file; to *stdout* without it.
-    The exit code: :data:`EXIT_SOME_PASSED_OVER` when a game was passed over, else :data:`EXIT_ALL_DONE`."""
+    *out*, a directory if it is one or ends with a slash, else a file; to *stdout* without it. The
+    moves are judged on the engine's curve, or on one of *slope* if given. The exit code:
+    :data:`EXIT_SOME_PASSED_OVER` when a game was passed over, else :data:`EXIT_ALL_DONE`."""
     games, passed_over = usable_games(paths, stderr, "knightmate-bot analyse")
     output = _Output(out, stdout)
     if not games:
         return EXIT_SOME_PASSED_OVER
-    engine_to_open = EngineCommand(tuple(engine_command) if engine_command else None)
+    engine_to_open = EngineCommand(tuple(engine_command) if engine_command else None, slope=slope)
     annotator = analyst(engine_to_open, limit)
     engine = engine_to_open.open()
     try:
@@ -55,7 +56,8 @@ def run(paths: Sequence[Path], limit: chess.engine.Limit, engine_command: Sequen
                 moves = list(game.mainline_moves())
                 board = game.board()
                 assert isinstance(board, KnightmateBoard)
-                analysis = analyse_game(engine, board, moves, limit, on_progress=functools.partial(advance, bar))
+                analysis = analyse_game(engine, board, moves, limit, on_progress=functools.partial(advance, bar),
+                                        curve=engine_to_open.curve)
                 output.add(item.path, str(annotated(game, analysis, annotator)) + "\n\n")
                 bar.write(f"{item.path.name} game {item.number}: {game.headers.get('White', '?')} - "
                           f"{game.headers.get('Black', '?')} {game.headers.get('Result', '*')}: "

@@ -93,6 +93,7 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
     key = secrets.token_urlsafe(24)
     engine = None if settings.engine.command is None else EngineCommand(settings.engine.command,
                                                                          settings.engine.options)
+    analysis_engine = EngineCommand(settings.engine.command, settings.engine.options, settings.engine.analysis_slope)
     with (tempfile.TemporaryDirectory(prefix="knightmate-play-") as temporary,
           Sandbox(dialect, level_engine=engine) as sandbox):
         sandbox.add_account(BOT, token=token, bot=True)
@@ -109,8 +110,8 @@ def play(*, config_path: str | None, dialect: str, host: str, port: int, open_br
                                BOT_START_TIMEOUT_S)
             except TimeoutError:
                 raise PlayError(f"the bot did not connect to the sandbox within {BOT_START_TIMEOUT_S:g} s") from None
-            with PageServer((host, port), seat, key, functools.partial(_bot_pgn, bot, bot_settings), engine,
-                            puzzles=puzzles) as page:
+            with PageServer((host, port), seat, key, functools.partial(_bot_pgn, bot, bot_settings),
+                            analysis_engine, puzzles=puzzles) as page:
                 serving = threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.2}, name="page")
                 serving.start()
                 url = f"{page.url}/?key={key}"

@@ -111,7 +111,7 @@ def _analyse(args: argparse.Namespace) -> int:
     limit = chess.engine.Limit(time=args.movetime_ms / 1000) if args.movetime_ms is not None \
         else chess.engine.Limit(depth=args.depth)
     try:
-        return run(args.games, limit, args.engine, args.output, sys.stdout, sys.stderr)
+        return run(args.games, limit, args.engine, args.output, sys.stdout, sys.stderr, slope=args.slope)
     except (AnalyseError, PgnInputError, AnalysisEngineError) as error:
         print(f"knightmate-bot analyse: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -181,6 +181,20 @@ def _command_line(text: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(str(error).removeprefix("engine.command: ")) from None
     assert command is not None
     return command
+
+
+def _slope(text: str) -> float:
+    """``--slope S`` read as ``engine.analysis_slope`` reads it."""
+    from bot.config import ConfigError, parse_settings
+
+    try:
+        slope = parse_settings({"engine": {"analysis_slope": float(text)}}).engine.analysis_slope
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("engine.analysis_slope: ")) from None
+    assert slope is not None
+    return slope
 class _VersionAction(argparse.Action):
     """``--version``: the version and which engine build runs, as UCI's ``id name`` says them.
 
@@ -255,6 +269,10 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--engine", metavar="CMD", type=_command_line, default=None,
                          help="analyse with this UCI engine, e.g. /usr/games/fairy-stockfish "
                               "(default: the built-in one)")
+    analyse.add_argument("--slope", type=_slope, default=None, metavar="S",
+                         help="the slope of the curve from the engine's centipawns to winning chances that "
+                              "judges the moves (default: the built-in engine's fitted one, Lichess's "
+                              "0.00368208 for any other engine; see the manual, \"Analysis\")")
     analyse.add_argument("-o", "--output", default=None, metavar="OUT",
                          help="write to this file, or into this directory one file per input (default: stdout)")
     analyse.set_defaults(handler=_analyse)

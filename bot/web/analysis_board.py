@@ -25,6 +25,7 @@ from bot.analysis import (
     AnalysisStopped,
     EngineCommand,
     PositionAnalysis,
+    WinningChancesCurve,
     analyse_position,
     chances_percent,
     close_engine,
@@ -51,15 +52,16 @@ def knightmate_pgn(text: str) -> str:
     return text if "[Variant " in text else '[Variant "Knightmate"]\n' + text
 
 
-def score_json(score: chess.engine.PovScore) -> JsonObject:
+def score_json(score: chess.engine.PovScore, curve: WinningChancesCurve) -> JsonObject:
     """A score as the page reads it: centipawns or moves to mate, and the share of the winning
-    chances (0..100, what the bar and the graph draw: worked out here so that the page and the
-    verdicts go by one curve), all from White's side; at a final mate (``mate`` 0, which JSON
-    cannot sign) the side that mated as ``winner``, so the page can say who mated."""
+    chances (0..100, what the bar and the graph draw: worked out here on the *curve* of the engine
+    that gave the score, so that the page and the verdicts go by one curve), all from White's side;
+    at a final mate (``mate`` 0, which JSON cannot sign) the side that mated as ``winner``, so the
+    page can say who mated."""
     white = score.white()
     mate = white.mate()
     winner = ("white" if white > chess.engine.Cp(0) else "black") if mate == 0 else None
-    return {"cp": white.score(), "mate": mate, "winPercent": round(chances_percent(white), 1), "winner": winner}
+    return {"cp": white.score(), "mate": mate, "winPercent": round(chances_percent(white, curve), 1), "winner": winner}
 
 
 def drain(items: queue.Queue[JsonObject | None], keepalive_s: float) -> Iterator[JsonObject | None]:
@@ -163,6 +165,11 @@ class Analyser:
         #: Held by the search using the engine: a stopped search lets go once the engine has stopped.
         self.engine_lock = threading.Lock()
         self._current: AnalysisBoardSearch | None = None
+
+    @property
+    def curve(self) -> WinningChancesCurve:
+        """The engine's curve from centipawns to winning chances, for the page's bar."""
+        return self._command.curve
 
     def start(self, fen: str, multipv: int) -> AnalysisBoardSearch:
         """Stops the search under way, if any, and starts one of *fen* with *multipv* lines."""
@@ -273,6 +280,6 @@ class AnalysisBoardSearch:
                 ucis.append(board.uci(move))
                 sans.append(board.san_and_push(move))
                 fens.append(board.fen())
-            lines.append({"uci": ucis, "san": sans, "fen": fens, **score_json(line.score)})
+            lines.append({"uci": ucis, "san": sans, "fen": fens, **score_json(line.score, self._analyser.curve)})
         self._queue.put({"type": "info", "engine": engine_name(self._analyser.engine()), "depth": analysis.depth,
                          "nodes": analysis.nodes, "lines": lines, "sentAtMs": round(time.time() * 1000)})

@@ -25,6 +25,7 @@ from bot.analysis import (
     AnalysisStopped,
     EngineCommand,
     GameAnalysis,
+    WinningChancesCurve,
     analyse_game,
     analyst,
     annotated,
@@ -80,7 +81,7 @@ class Reviewer:
             engine = self._engine.open()
             name = engine_name(engine)
             try:
-                analysis = analyse_game(engine, start, moves, self._limit, stop=stop,
+                analysis = analyse_game(engine, start, moves, self._limit, stop=stop, curve=self._engine.curve,
                                         on_position=lambda index, position: lines.put(
                                             {"type": "progress", "engine": name, "depth": position.depth,
                                              "done": index + 1, "total": len(moves) + 1}))
@@ -88,7 +89,7 @@ class Reviewer:
                 close_engine(engine)
             text = str(annotated(game, analysis, analyst(self._engine, self._limit))) + "\n"
             self.pgns[game_id] = text
-            lines.put(dict(_review_json(start, analysis, text), engine=name))
+            lines.put(dict(_review_json(start, analysis, text, self._engine.curve), engine=name))
         except AnalysisStopped:
             lines.put({"type": "end", "reason": "stopped"})
         except AnalysisEngineError as error:
@@ -109,7 +110,8 @@ def _lines(lines: queue.Queue[JsonObject | None], stop: threading.Event,
         stop.set()
 
 
-def _review_json(start: KnightmateBoard, analysis: GameAnalysis, pgn: str) -> JsonObject:
+def _review_json(start: KnightmateBoard, analysis: GameAnalysis, pgn: str, curve: WinningChancesCurve) -> JsonObject:
+    """The review for the page; its graph drawn on *curve*, the judging engine's, as the verdicts are."""
     board = start.copy()
     moves = []
     for review in analysis.moves:
@@ -123,6 +125,6 @@ def _review_json(start: KnightmateBoard, analysis: GameAnalysis, pgn: str) -> Js
     sides = {name: {"inaccuracies": side.inaccuracies, "mistakes": side.mistakes, "blunders": side.blunders,
                     "accuracy": side.accuracy_percent}
              for name, side in (("white", analysis.white), ("black", analysis.black))}
-    return {"type": "review", "evals": [score_json(position.score) for position in analysis.positions],
+    return {"type": "review", "evals": [score_json(position.score, curve) for position in analysis.positions],
             "depths": [position.depth for position in analysis.positions],
             "moves": moves, **sides, "pgn": pgn}

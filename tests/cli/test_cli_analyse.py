@@ -105,6 +105,23 @@ def test_fairy_stockfish_can_be_the_analyst(tmp_path: Path, capsys: pytest.Captu
     assert "fairy-stockfish, 50 ms a position" in game.headers["Annotator"]
 
 
+def test_a_slope_set_by_hand_judges_the_moves(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A curve so flat that a queen is worth little winning chance: the planted blunder goes unmarked."""
+    code, out, _ = analyse(capsys, str(write_game(tmp_path / "game.pgn")), *DEPTH, "--slope", "0.0001")
+    assert code == 0
+    (game,) = read_games(out)
+    assert not list(game.mainline())[2].nags and "0 blunders" in game.comment
+
+
+@pytest.mark.parametrize(("slope", "message"), [("0", "expected a number >= 0.0001"), ("1", "expected a number <= 0.1"),
+                                                ("steep", "not a number: 'steep'")])
+def test_a_slope_that_is_no_curve_is_refused(slope: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["analyse", "x.pgn", "--slope", slope])
+    assert exit_info.value.code == 2
+    assert f"argument --slope: {message}" in capsys.readouterr().err
+
+
 BAD_FILES = {
     "binary": (b"\x00\x01\xff\xfe", "not a PGN file (not UTF-8 text)"),
     "no game": (b"just some words\n", "not a PGN file (no game in it)"),

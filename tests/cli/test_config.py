@@ -135,6 +135,14 @@ def test_move_time_not_above_the_overhead_is_rejected(move_time_ms: int) -> None
     assert parse_settings({"engine": {"max_move_time_ms": 301, "move_overhead_ms": 300}}).engine.max_move_time_ms == 301
 
 
+@pytest.mark.parametrize("slope", [0, -0.003, 0.5, "steep", True])
+def test_an_analysis_slope_that_is_no_curve_is_rejected(slope: object) -> None:
+    with pytest.raises(ConfigError, match=r"^engine\.analysis_slope: expected "):
+        parse_settings({"engine": {"analysis_slope": slope}})
+    assert parse_settings({"engine": {"analysis_slope": 0.005}}).engine.analysis_slope == 0.005
+    assert parse_settings(None).engine.analysis_slope is None  # the engine's own curve
+
+
 def test_invalid_yaml_names_the_line(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"not valid YAML at line \d"):
         load_settings(write(tmp_path, "server:\n  url: [unclosed\n"))

@@ -22,7 +22,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from bench.page import browser_page
 from bench.page.browser_page import Page
-from bot.analysis import chances_percent
+from bot.analysis import BUILTIN_CURVE, chances_percent
 from bot.sandbox import Sandbox
 from bot.web.page_server import PageServer
 
@@ -622,7 +622,7 @@ def bar_percent(score_text: str) -> float:
     """White's share as the eval bar should draw it for the score the page wrote ("+0.38", "#-3")."""
     score = (chess.engine.Mate(int(score_text[1:])) if score_text.startswith("#")
              else chess.engine.Cp(round(float(score_text) * 100)))
-    return round(chances_percent(score), 1)
+    return round(chances_percent(score, BUILTIN_CURVE), 1)  # the page's engine: the built-in one
 
 
 def test_the_analysis_board_from_a_pasted_pgn(puppet: Puppet) -> None:

@@ -23,7 +23,7 @@ import pytest
 import requests
 
 from bench.page import make_pieces, make_sounds
-from bot.analysis import EngineCommand, chances_percent, close_engine
+from bot.analysis import BUILTIN_CURVE, LICHESS_CURVE, EngineCommand, WinningChancesCurve, chances_percent, close_engine
 from bot.analysis.lines import final_position
 from bot.cli.local_page import PlayError, announce, check_host
 from bot.cli.main import main
@@ -447,9 +447,9 @@ def test_a_hostile_paste_gets_one_clear_sentence(served: Served, text: str, mess
 def test_a_final_mate_is_scored_for_its_winner(fen: str, winner: str) -> None:
     board = KnightmateBoard(fen)
     assert board.is_checkmate()
-    assert score_json(final_position(board).score) == {"cp": None, "mate": 0, "winner": winner,
+    assert score_json(final_position(board).score, LICHESS_CURVE) == {"cp": None, "mate": 0, "winner": winner,
                                                         "winPercent": 100.0 if winner == "white" else 0.0}
-    assert score_json(chess.engine.PovScore(chess.engine.Mate(2), chess.WHITE))["winner"] is None
+    assert score_json(chess.engine.PovScore(chess.engine.Mate(2), chess.WHITE), LICHESS_CURVE)["winner"] is None
 
 
 def test_a_position_comes_with_its_legal_moves_and_outcome(served: Served) -> None:
@@ -485,9 +485,11 @@ def test_the_engine_lines_stream_deepen_and_stop_when_the_page_leaves(served: Se
 
 def test_a_score_goes_to_the_page_from_whites_side_with_its_share_of_the_chances() -> None:
     black_ahead = chess.engine.PovScore(chess.engine.Cp(100), chess.BLACK)
-    assert score_json(black_ahead) == {"cp": -100, "mate": None, "winner": None,
-                                       "winPercent": round(chances_percent(chess.engine.Cp(-100)), 1)}
-    assert score_json(black_ahead)["winPercent"] == 40.9  # Lichess's curve: 0.004's would be 40.1
+    assert score_json(black_ahead, LICHESS_CURVE) == {"cp": -100, "mate": None, "winner": None,
+                                                      "winPercent": round(chances_percent(chess.engine.Cp(-100)), 1)}
+    assert score_json(black_ahead, LICHESS_CURVE)["winPercent"] == 40.9  # Lichess's curve: 0.004's would be 40.1
+    # The built-in engine's pawn is worth more winning chances: its curve is steeper.
+    assert score_json(black_ahead, BUILTIN_CURVE)["winPercent"] < 40.9
 
 
 def analysis_reports(served: Served, fen: str, multipv: int, count: int) -> list[dict[str, Any]]:
@@ -660,3 +662,35 @@ def test_an_engine_that_does_not_start_is_said_so_and_the_computer_plays_on(capl
             record = sandbox.wait_moves(answer["gameId"], 1, timeout=10)  # the built-in engine at level 1
             assert record.moves[0] in {move.uci() for move in KnightmateBoard().legal_moves}
     assert "the level 1 engine did not start (cannot start /nonexistent/engine" in caplog.text
+
+
+#: A slope no engine has, set by hand: what the page draws must follow it.
+HAND_SLOPE = 0.01
+
+
+def drawn_on(curve: WinningChancesCurve, score: dict[str, Any]) -> bool:
+    """Whether the page's *score* (cp, mate, winPercent) puts White's share where *curve* does."""
+    white = chess.engine.Mate(score["mate"]) if score["mate"] is not None else chess.engine.Cp(score["cp"])
+    return bool(score["winPercent"] == round(chances_percent(white, curve), 1))
+
+
+@needs_fairy_stockfish
+def test_the_analysis_board_and_the_review_draw_on_the_judging_engines_curve() -> None:
+    assert FAIRY_STOCKFISH is not None
+    engine = EngineCommand((FAIRY_STOCKFISH,), {"Hash": 8}, slope=HAND_SLOPE)
+    with Sandbox("lichess") as sandbox:
+        sandbox.add_opponent("statue", strategy="idle")
+        with serving(sandbox, sandbox.add_person("you", bot="statue"), engine) as served:
+            reports = analysis_reports(served, "rmbqkbmr/pppppppp/8/8/4P3/8/PPPP1PPP/RMBQKBMR b KQkq - 0 1",
+                                       multipv=1, count=3)
+            search = served.page.analyser.current
+            assert search is not None and search.wait_stopped(timeout=5)
+            game_id = served.new_game()
+            assert served.post(f"/api/board/game/{game_id}/move/e2e4").status_code == 200
+            assert served.post(f"/api/board/game/{game_id}/resign").status_code == 200
+            with served.session.get(f"{served.url}/api/review/stream/{game_id}", stream=True, timeout=30) as response:
+                review = [json.loads(raw) for raw in response.iter_lines() if raw][-1]
+    lines = [line for report in reports for line in report["lines"]]
+    assert lines and all(drawn_on(WinningChancesCurve(HAND_SLOPE), line) for line in lines)
+    assert review["type"] == "review" and all(drawn_on(WinningChancesCurve(HAND_SLOPE), e) for e in review["evals"])
+    assert any(not drawn_on(LICHESS_CURVE, e) for e in review["evals"] if e["cp"] not in (None, 0))
