@@ -125,12 +125,14 @@ def test_a_bot_that_challenges_again_and_again_is_told_later_and_a_human_is_not(
 
 
 def test_challenges_waiting_for_a_slot_get_it_best_rated_first_and_the_rest_later_when_their_time_is_up(
-        sandbox: Sandbox, tmp_path: Path, searcher: SearchPool) -> None:
+        sandbox: Sandbox, tmp_path: Path, searcher: SearchPool, logged: RunnerLog) -> None:
     bot = policy_bot(sandbox, tmp_path, searcher, concurrency=1, wait_for_slot_s=4.0, sort_by="best")
     try:
         busy = play(sandbox, "statue", color="black")
+        sandbox.wait_moves(busy, 1, timeout=15)                # the bot is playing it: the slot is taken
         low = sandbox.challenge("patzer", BOT, limit_s=60)
         high = sandbox.challenge("master", BOT, limit_s=60)
+        assert logged.said("from patzer") and logged.said("from master")   # both wait before the slot frees
         sandbox.resign(busy, "statue")
         assert sandbox.wait_challenge_answered(high, timeout=10) == "accepted"
         assert sandbox.challenge_status(low) == "created"      # still waiting: master's game has the slot
