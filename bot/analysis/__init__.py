@@ -9,7 +9,7 @@ never the network, the bot's games, the sandbox or the web page (which use it).
 * :mod:`bot.analysis.annotate`: the analysed game as an annotated PGN.
 """
 
-from bot.analysis.annotate import analyst, annotated
+from bot.analysis.annotate import analyst, annotated, error_comment
 from bot.analysis.judgement import Judgement, chances_percent
 from bot.analysis.lines import (
     BUILTIN_COMMAND,
@@ -27,5 +27,5 @@ from bot.analysis.whole_game import GameAnalysis, MoveReview, SideSummary, analy
 __all__ = [
     "BUILTIN_COMMAND", "AnalysisEngineError", "AnalysisStopped", "EngineCommand", "GameAnalysis", "Judgement", "Line",
     "MoveReview", "PositionAnalysis", "SideSummary", "analyse_game", "analyse_position", "analyst", "annotated",
-    "chances_percent", "close_engine", "open_engine",
+    "chances_percent", "close_engine", "error_comment", "open_engine",
 ]

@@ -45,9 +45,14 @@ class SideSummary:
     blunders: int
     accuracy: float | None
 
+    @property
+    def accuracy_percent(self) -> int | None:
+        """The accuracy as it is shown, in whole percent: the PGN and the page round it here, once."""
+        return None if self.accuracy is None else round(self.accuracy)
+
     def describe(self) -> str:
         """``accuracy 87%, 1 inaccuracy, 0 mistakes, 2 blunders``."""
-        accuracy = "accuracy -" if self.accuracy is None else f"accuracy {self.accuracy:.0f}%"
+        accuracy = "accuracy -" if self.accuracy_percent is None else f"accuracy {self.accuracy_percent}%"
         counts = [(self.inaccuracies, "inaccuracy", "inaccuracies"), (self.mistakes, "mistake", "mistakes"),
                   (self.blunders, "blunder", "blunders")]
         return ", ".join([accuracy] + [f"{count} {one if count == 1 else many}" for count, one, many in counts])
