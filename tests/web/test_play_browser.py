@@ -17,8 +17,10 @@ from pathlib import Path
 import chess.engine
 import pytest
 import requests
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import WebDriverWait
 
 from bench.page import browser_page
 from bench.page.browser_page import Page
@@ -758,3 +760,78 @@ def test_a_review_marks_the_planted_blunder_and_its_pgn_carries_the_nag(puppet: 
     assert game is not None and not game.errors
     third = list(game.mainline())[2]
     assert third.san() == "Qg4" and chess.pgn.NAG_BLUNDER in third.nags
+
+
+def start_review(page: Page) -> dict[str, object]:
+    """Clicks "Review this game" and reads the review panel in the same script, before the server
+    has answered: what a person sees in the first moments of the review."""
+    return dict(page.read(
+        'document.getElementById("review").click();'
+        ' const shown = (id) => getComputedStyle(document.getElementById(id)).display !== "none";'
+        ' const box = document.getElementById("review-progress").getBoundingClientRect();'
+        ' return {download: shown("review-download"), graph: shown("review-graph"), progress: shown("review-progress"),'
+        ' progressInView: box.top >= 0 && box.bottom <= window.innerHeight};'))
+
+
+def wait_reviewed(page: Page) -> None:
+    WebDriverWait(page.driver, 90).until(lambda d: page.find_all("#review-graph .white-area"))
+
+
+def test_a_review_shows_itself_and_offers_its_pgn_only_when_done(puppet: Puppet, downloads: Path) -> None:
+    page = puppet.page
+    page.driver.set_window_size(1280, 900)
+    game_id = puppet.start_game(color="white", preset="5+3")
+    page.wait_your_move()
+    for white, black in (("e2e3", "d7d5"), ("d1g4", "c8g4")):  # 2. Qg4?? Bxg4
+        puppet.seat.move(game_id, white)
+        puppet.move(game_id, black)
+    page.wait_plies(4)
+    puppet.seat.resign(game_id)
+    page.wait_over()
+    first_moments = start_review(page)
+    assert first_moments == {"download": False, "graph": False, "progress": True, "progressInView": True}
+    wait_reviewed(page)
+    assert page.find("#review-download").is_displayed()
+    summary = page.text("#review-summary")
+    assert "1 blunder." in summary and "blunders" not in summary.split("Black")[0]
+    # A mark on the graph is a round dot, whatever the graph's width.
+    width, height = page.read('const r = document.querySelector("#review-graph circle.blunder")'
+                              '.getBoundingClientRect(); return [r.width, r.height]')
+    assert height >= 6 and abs(width - height) <= 1, (width, height)
+    better = page.text('#moves .comment')
+    assert better.startswith("Blunder.") and better.endswith("was best."), better
+    page.find("#review-download").click()
+    downloaded = downloads / f"knightmate-{game_id}-review.pgn"
+    page.wait.until(lambda d: downloaded.exists() and downloaded.stat().st_size > 0)
+    text = downloaded.read_text(encoding="utf-8")
+    for side in summary.splitlines():
+        assert side in text.replace("\n", " "), (side, text)  # the same figures, rounded once
+    assert better in text
+
+
+#: A long game of pawn moves, 32 plies, for the graph and the move list.
+PAWN_MARCH = [f"{file}{a}{file}{b}" for a, b in (("2", "3"), ("3", "4")) for file in "abcdefgh"]
+PAWN_MARCH_BLACK = [f"{file}{a}{file}{b}" for a, b in (("7", "6"), ("6", "5")) for file in "abcdefgh"]
+
+
+def test_the_move_list_follows_the_move_chosen_on_the_graph(puppet: Puppet) -> None:
+    page = puppet.page
+    page.driver.set_window_size(1280, 900)
+    game_id = puppet.start_game(color="white", preset="5+3")
+    page.wait_your_move()
+    for white, black in zip(PAWN_MARCH, PAWN_MARCH_BLACK, strict=True):
+        puppet.seat.move(game_id, white)
+        puppet.move(game_id, black)
+    page.wait_plies(32)
+    puppet.seat.resign(game_id)
+    page.wait_over()
+    page.find("#review").click()
+    wait_reviewed(page)
+    graph = page.find("#review-graph")
+    ActionChains(page.driver).move_to_element_with_offset(graph, -graph.rect["width"] // 2 + 20, 0).click().perform()
+    page.wait.until(lambda d: (page.ply() or 99) <= 3)
+    in_list = page.read('const list = document.getElementById("moves").getBoundingClientRect();'
+                        ' const c = document.querySelector("#moves .current").getBoundingClientRect();'
+                        ' return c.top >= list.top - 1 && c.bottom <= list.bottom + 1')
+    assert in_list
+    page.screenshot(SCREENSHOTS, "9-review-long")

@@ -4,7 +4,7 @@
 // The one writer of the view state (state.js); what draws over the game (the review) is handed
 // over by play.js as an overlay, so nothing here imports it.
 import { el } from "./elements.js";
-import { afterPaint, other, resultOf, showNotice } from "./page.js";
+import { afterPaint, other, resultOf, scrollWithin, showNotice } from "./page.js";
 import * as metrics from "./metrics.js";
 import { api, follow } from "./network.js";
 import { Board } from "./board.js";
@@ -183,7 +183,7 @@ function render() {
   ready().board.setArrows(screen.overlay.decorate(view.ply));
   // Last, after every change to the page: scrolling lays the page out, and laying it out before
   // the other changes would make the frame lay it out twice.
-  if (newPly) newPly.scrollIntoView({ block: "nearest" });
+  if (newPly) scrollWithin(el.moves, newPly);
 }
 
 /**
@@ -261,8 +261,8 @@ export function tickClocks() {
 }
 
 /**
- * The move list, the new plies appended; the ply looked at marked. The element to scroll to, if
- * the mark moved on the live position.
+ * The move list, the new plies appended; the ply looked at marked. The element to scroll the list
+ * to, if the mark moved (a move played, a step, a click on the review's graph).
  * @param {GameState} state
  * @returns {Element | null}
  */
@@ -304,7 +304,7 @@ function renderMoves(state) {
   if (current) current.classList.remove("current");
   if (!wanted) return null;
   wanted.classList.add("current");
-  return live() ? wanted : null;
+  return wanted;
 }
 
 /** @param {GameState} state */
