@@ -7,6 +7,7 @@ never the network, the bot's games, the sandbox or the web page (which use it).
 * :mod:`bot.analysis.whole_game`: a whole game, each move judged, each side summed up.
 * :mod:`bot.analysis.judgement`: Lichess's winning chances, errors and accuracy.
 * :mod:`bot.analysis.annotate`: the analysed game as an annotated PGN.
+* :mod:`bot.analysis.tries`: a move tried in place of an error, judged (learn from your mistakes).
 """
 
 from bot.analysis.annotate import analyst, annotated, error_comment
@@ -22,10 +23,11 @@ from bot.analysis.lines import (
     close_engine,
     open_engine,
 )
+from bot.analysis.tries import TryVerdict, judge_try
 from bot.analysis.whole_game import GameAnalysis, MoveReview, SideSummary, analyse_game
 
 __all__ = [
     "BUILTIN_COMMAND", "AnalysisEngineError", "AnalysisStopped", "EngineCommand", "GameAnalysis", "Judgement", "Line",
-    "MoveReview", "PositionAnalysis", "SideSummary", "analyse_game", "analyse_position", "analyst", "annotated",
-    "chances_percent", "close_engine", "error_comment", "open_engine",
+    "MoveReview", "PositionAnalysis", "SideSummary", "TryVerdict", "analyse_game", "analyse_position", "analyst",
+    "annotated", "chances_percent", "close_engine", "error_comment", "judge_try", "open_engine",
 ]
