@@ -835,3 +835,50 @@ def test_the_move_list_follows_the_move_chosen_on_the_graph(puppet: Puppet) -> N
                         ' return c.top >= list.top - 1 && c.bottom <= list.bottom + 1')
     assert in_list
     page.screenshot(SCREENSHOTS, "9-review-long")
+
+
+#: White's rook takes Black's queen on h5 for nothing; a3 instead is the planted blunder.
+QUEEN_FOR_THE_TAKING = "rmb1kbmr/pppppppp/8/7q/8/8/PPPPPPP1/RMBQKBMR w Q - 0 1"
+
+
+def play_try(page: Page, origin: str, target: str) -> None:
+    page.select(origin)
+    page.wait.until(lambda d: target in page.targets())
+    page.click(target)
+
+
+def test_learning_from_a_planted_blunder(puppet: Puppet) -> None:
+    page = puppet.page
+    page.driver.set_window_size(1280, 900)
+    game_id = puppet.start_game(color="white", preset="5+3", fen=QUEEN_FOR_THE_TAKING)
+    page.wait_your_move()
+    puppet.seat.move(game_id, "a2a3")  # the blunder: the queen goes free
+    puppet.move(game_id, "h5d5")
+    page.wait_plies(2)
+    puppet.seat.resign(game_id)
+    page.wait_over()
+    page.find("#review").click()
+    wait_reviewed(page)
+    page.find("#learn-start").click()
+    page.wait.until(lambda d: "Find a better move" in page.text("#learn-text") and page.ply() == 0)
+    assert page.text("#learn-text").startswith("1 of 1: 1. a3??")
+    page.wait.until(lambda d: page.piece_on("h5") == "bq" and page.piece_on("a2") == "wp")
+    play_try(page, "b2", "b3")  # lets the queen go too
+    page.wait.until(lambda d: "Try another move" in page.text("#learn-text"))
+    assert "b3 would be a blunder too" in page.text("#learn-text")
+    page.wait.until(lambda d: page.piece_on("b2") == "wp" and page.piece_on("b3") is None)  # back before the try
+    page.find("#learn-hint").click()
+    page.wait.until(lambda d: "Hint: move your rook" in page.text("#learn-text"))
+    page.screenshot(SCREENSHOTS, "10-learn")
+    play_try(page, "h1", "h5")
+    page.wait.until(lambda d: "Well found" in page.text("#learn-text") and page.piece_on("h5") == "wr")
+    page.driver.set_window_size(390, 844)
+    page.screenshot(SCREENSHOTS, "11-learn-phone")
+    page.driver.set_window_size(1280, 900)
+    page.find("#learn-next").click()
+    page.wait.until(lambda d: page.text("#learn-text").startswith("Done: you found 1 of 1 better move"))
+    assert page.find("#learn-text").get_attribute("data-found") == "1"
+    page.find("#learn-stop").click()
+    page.wait.until(lambda d: not page.find("#learn").is_displayed())
+    page.find("#last").click()  # the game again, as it was played
+    page.wait.until(lambda d: page.ply() == 2 and page.piece_on("d5") == "bq" and page.piece_on("a3") == "wp")

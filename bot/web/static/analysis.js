@@ -8,7 +8,7 @@ import { el } from "./elements.js";
 import * as metrics from "./metrics.js";
 import { api, readLines } from "./network.js";
 import { Board } from "./board.js";
-/** @import { Color, LegalMove, Ply, Score } from "./network.js" */
+/** @import { AnalysedPosition, Color, LegalMove, Ply, Score } from "./network.js" */
 
 /**
  * @typedef {object} TreeNode  a position of the tree and the move that led to it (none at the root)
@@ -18,12 +18,6 @@ import { Board } from "./board.js";
  * @property {string | null} uci
  * @property {string | null} san
  * @property {string} fen
- *
- * @typedef {object} AnalysedPosition  GET /api/analysis/position
- * @property {Color} turn
- * @property {string | null} check
- * @property {LegalMove[]} legalMoves
- * @property {{ result: string, termination: string } | null} outcome
  *
  * @typedef {Score & { uci: string[], san: string[], fen: string[] }} EngineLine
  * @typedef {{ depth: number, nodes: number, lines: EngineLine[], sentAtMs: number }} EngineInfo

@@ -75,6 +75,14 @@ export const el = {
   reviewGraph: byId("review-graph", SVGSVGElement),
   reviewSummary: byId("review-summary", HTMLParagraphElement),
   reviewDownload: byId("review-download", HTMLAnchorElement),
+  // Learning from one's mistakes.
+  learnStart: button("learn-start"),
+  learn: byId("learn", HTMLDivElement),
+  learnText: byId("learn-text", HTMLParagraphElement),
+  learnHint: button("learn-hint"),
+  learnSolution: button("learn-solution"),
+  learnNext: button("learn-next"),
+  learnStop: button("learn-stop"),
   // Starting games and the games list.
   newGamePanel: block("new-game"),
   challengeForm: byId("challenge-form", HTMLFormElement),

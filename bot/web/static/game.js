@@ -23,7 +23,7 @@ const STATUS_TEXT = {
 };
 
 /** @type {GameOverlay} */
-const NO_OVERLAY = { decorate: () => [], reset: () => {} };
+const NO_OVERLAY = { decorate: () => [], board: () => null, reset: () => {} };
 
 // What game.js keeps beside the view state: the account, the board, the hooks play.js hands over,
 // and what is drawn. Written only here.
@@ -111,19 +111,28 @@ function renderBoard() {
       { orientation: "white", movable: null, legalMoves: [], ply: null });
     return;
   }
+  const override = screen.overlay.board(view.ply);
+  if (override) {
+    board.show(override.position, { orientation: orientation(), movable: override.movable,
+      legalMoves: override.legalMoves, ply: view.ply });
+    return;
+  }
   const movable = live() && playing() ? view.state.you : null;
   board.show(shownPosition(view.state), { orientation: orientation(), movable, legalMoves: myMoves() || [],
     ply: view.ply + (view.pending ? 1 : 0) });
 }
 
 /**
- * The person played *move* on the board: shown at once, sent, taken back if the server refuses it.
+ * The person played *move* on the board: shown at once, sent, taken back if the server refuses it
+ * (or handed to the overlay whose position the board shows).
  * @param {LegalMove} move
  * @param {number} clickedAt
  */
 async function send(move, clickedAt) {
   const gameId = view.gameId;
   if (!view.state) return;
+  const override = screen.overlay.board(view.ply);
+  if (override) { override.onMove(move); return; } // a move on the overlay's position, not the game's
   view.pending = { uci: move.uci, fen: move.fen, clickedAt, ply: view.state.plies.length + 1 };
   metrics.moveShown(clickedAt);
   sounds.forSan(move.san);

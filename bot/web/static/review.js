@@ -1,12 +1,14 @@
 // @ts-check
 // Game review: a finished game's every move judged on the server (bot/analysis), with a progress
-// bar; then the evaluation graph under the board (a click goes to that move), the inaccuracies,
-// mistakes and blunders marked in the move list, the better move as an arrow on the position
-// before an error, each side's counts and accuracy, and the annotated PGN to download. It knows
+// bar; then the evaluation graph above the move list (a click goes to that move), the
+// inaccuracies, mistakes and blunders marked in the move list with the better move, its arrow on
+// the position before an error, each side's counts and accuracy, the annotated PGN to download,
+// and learning from one's mistakes (learn.js). It knows
 // the game view only through state.js and the hooks play.js hands over: no import of game.js.
 import { el } from "./elements.js";
 import { readLines } from "./network.js";
 import { view } from "./state.js";
+import * as learn from "./learn.js";
 /** @import { Color, Score } from "./network.js" */
 /** @import { Arrow } from "./board.js" */
 /** @import { GameOverlay } from "./state.js" */
@@ -44,6 +46,8 @@ const review = {
 };
 
 export function reset() {
+  learn.stop();
+  el.learnStart.hidden = true;
   if (review.running) review.running.abort();
   review.running = null;
   review.shown = null;
@@ -93,6 +97,7 @@ function show(reviewed) {
   el.reviewSummary.textContent = `White: ${reviewed.white.summary}.\nBlack: ${reviewed.black.summary}.`;
   el.reviewDownload.href = `/api/review/${reviewed.gameId}/pgn`;
   el.reviewDownload.hidden = false;
+  el.learnStart.hidden = learn.errorsOf(reviewed.moves).length === 0;
   el.reviewGraph.toggleAttribute("hidden", false);
   drawGraph(reviewed);
   review.goTo(view.ply); // the game view drawn again, now with the review's marks
@@ -178,6 +183,7 @@ function decorate(ply) {
     if (move.comment) addComment(cell, move.comment);
   }
   placeCursor(ply);
+  if (learn.isActive()) return learn.decorate(ply); // not the better move's arrow: that is the answer
   const error = reviewed.moves.find((m) => m.ply === ply + 1 && m.better);
   return error && error.better ? [{ from: error.better.uci.slice(0, 2), to: error.better.uci.slice(2, 4), brush: "green" }] : [];
 }
@@ -202,7 +208,7 @@ function addComment(cell, text) {
  * The review as the game view's overlay: drawn over each render, dropped when another game opens.
  * @type {GameOverlay}
  */
-export const overlay = { decorate, reset };
+export const overlay = { decorate, board: learn.board, reset };
 
 /**
  * @param {(ply: number) => void} goTo  the game view's: shows that ply of the game, drawn again
@@ -211,5 +217,7 @@ export function wire(goTo) {
   review.goTo = goTo;
   el.review.addEventListener("click", start);
   el.reviewGraph.addEventListener("click", onGraphClick);
+  el.learnStart.addEventListener("click", () => { if (review.shown) learn.start(review.shown.moves, review.goTo); });
+  learn.wire();
   new ResizeObserver(() => { if (review.shown && !el.reviewGraph.hasAttribute("hidden")) drawGraph(review.shown); }).observe(el.reviewGraph);
 }
