@@ -205,7 +205,7 @@ def test_a_pawn_promotes_to_a_commoner_through_the_picker(page: Page) -> None:
     page.click("b8")
     page.wait.until(lambda d: page.find("#promotion").is_displayed())
     choices = [button.get_attribute("data-promotion") for button in page.find_all("#promotion button")]
-    assert choices == ["m", "q", "r", "b"]
+    assert choices == ["q", "m", "r", "b"]  # the queen first
     page.screenshot(SCREENSHOTS, "3-promotion-picker")
     page.find('#promotion button[data-promotion="m"]').click()
     page.wait_plies(1)
@@ -370,8 +370,12 @@ def test_a_second_tab_follows_the_game_live(page: Page) -> None:
 
 def test_the_page_fits_a_phone(page: Page) -> None:
     page.driver.set_window_size(390, 844)
+    assert page.find("header").rect["height"] < 120  # the title and legend in two short lines
     page.start_game(color="white")
     page.wait_your_move()
+    in_view = page.read('const b = document.getElementById("board").getBoundingClientRect();'
+                        ' return b.top >= 0 && b.bottom <= window.innerHeight')
+    assert in_view  # the Play button was below the board: the board came back into view
     width = page.driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1]
     board = page.find("#board").rect

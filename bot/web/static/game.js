@@ -153,7 +153,11 @@ async function send(move, clickedAt) {
 /** @param {GameState} state  a gameFull or gameState line */
 function onState(state) {
   const first = state.type === "gameFull";
-  if (first) showNotice("");
+  if (first) {
+    showNotice("");
+    // On a phone the Play button is below the board: the board comes back into view.
+    el.topPlayer.row.scrollIntoView({ block: "nearest" });
+  }
   const before = view.state;
   const wasLive = before === null || live() || view.pending !== null;
   const previous = before && before.id === state.id ? before.plies.length : 0;
