@@ -886,3 +886,22 @@ def test_learning_from_a_planted_blunder(puppet: Puppet) -> None:
     page.wait.until(lambda d: not page.find("#learn").is_displayed())
     page.find("#last").click()  # the game again, as it was played
     page.wait.until(lambda d: page.ply() == 2 and page.piece_on("d5") == "bq" and page.piece_on("a3") == "wp")
+
+
+def test_the_analysis_board_steps_with_its_buttons_on_a_phone(puppet: Puppet) -> None:
+    page = puppet.page
+    page.driver.set_window_size(390, 844)
+    page.find("#paste").send_keys(ANALYSIS_PGN)
+    page.find("#analyse-paste").click()
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 5)
+    assert page.find("#analysis-forward").get_attribute("disabled") is not None  # at the end already
+    for button, ply in (("#analysis-back", 4), ("#analysis-first", 0), ("#analysis-forward", 1), ("#analysis-last", 5)):
+        page.find(button).click()
+        page.wait.until(lambda d, expected=ply: page.ply() == expected)
+    right = page.read('return Math.max(...["first", "back", "forward", "last"].map(id =>'
+                      ' document.getElementById("analysis-" + id).getBoundingClientRect().right))')
+    assert right <= 390
+    page.screenshot(SCREENSHOTS, "12-analysis-steps-phone")
+    page.find("#close-analysis").click()
+    page.board_css = "#board"
