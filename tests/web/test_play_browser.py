@@ -552,6 +552,7 @@ class Puppet:
     def close(self) -> None:
         self.sandbox.stop()
         self.stop_page_server()
+        self.server.analyser.stop()  # quits its engine, whose thread would keep pytest from ending
 
 
 @pytest.fixture
