@@ -18,6 +18,7 @@ import chess
 import chess.engine
 import chess.pgn
 
+from bot.analysis.judgement import Judgement
 from bot.analysis.lines import EngineCommand
 from bot.analysis.whole_game import GameAnalysis, MoveReview
 
@@ -38,6 +39,12 @@ def analyst(engine: EngineCommand, limit: chess.engine.Limit) -> str:
     position)``: the CLI and the page's review write the same for the same analysis."""
     budget = f"depth {limit.depth}" if limit.depth is not None else f"{(limit.time or 0) * 1000:g} ms a position"
     return f"knightmate-bot analyse ({engine.name}, {budget})"
+
+
+def error_comment(judgement: Judgement, better_san: str) -> str:
+    """The sentence written on an error, ``Blunder. Bxg4 was best.``: in the PGN and beside the move
+    on the page's review alike."""
+    return f"{judgement.label}. {better_san} was best."
 
 
 def annotated(game: chess.pgn.Game, analysis: GameAnalysis, analyst: str) -> chess.pgn.Game:
@@ -71,7 +78,7 @@ def _mark_error(parent: chess.pgn.GameNode, child: chess.pgn.ChildNode, move_rev
     better = move_review.better
     if better is None:
         return
-    child.comment = _joined(f"{judgement.label}. {parent.board().san(better.move)} was best.", child.comment)
+    child.comment = _joined(error_comment(judgement, parent.board().san(better.move)), child.comment)
     variation = parent.add_variation(better.move)
     for move in better.pv[1:VARIATION_PLIES]:
         if move not in variation.board().legal_moves:

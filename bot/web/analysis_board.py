@@ -30,6 +30,7 @@ from bot.analysis import (
     chances_percent,
     close_engine,
     engine_name,
+    judge_try,
 )
 from bot.analysis.pgn_input import read_error, read_games
 from bot.sandbox.human import check_square, legal_moves_json
@@ -45,6 +46,9 @@ MAX_PASTE_CHARS = 20_000
 #: The longest a search runs for one position when nobody moves on.
 MAX_SEARCH_S = 60.0
 MAX_MULTIPV = 3
+#: Seconds the engine searches a move tried in place of an error (and, if need be, the position
+#: after it): long enough to see a piece left hanging, short enough to try again at once.
+TRY_SEARCH_S = 0.4
 
 
 def knightmate_pgn(text: str) -> str:
@@ -198,6 +202,29 @@ class Analyser:
                 self._current.stop("the server stopped")
         with self.engine_lock:
             self.forget_engine()
+
+    def judge_try(self, fen: str, uci: str) -> JsonObject:
+        """A move *uci* tried in *fen* in place of an error (learn from your mistakes), judged by
+        the engine (:func:`bot.analysis.judge_try`); the search under way, if any, is stopped."""
+        board = _position(fen)
+        try:
+            move = board.parse_uci(uci)
+        except ValueError:
+            raise ApiError(400, f"{uci[:10]!r} is not a legal move in that position.") from None
+        with self._lock:
+            if self._current is not None:
+                self._current.stop("a move tried is judged")
+        with self.engine_lock:
+            try:
+                verdict = judge_try(self.engine(), board, move, chess.engine.Limit(time=TRY_SEARCH_S),
+                                    curve=self.curve)
+            except AnalysisEngineError as error:
+                self.forget_engine()
+                raise ApiError(503, str(error)) from None
+        best = verdict.best.move
+        return {"uci": uci, "san": board.san(move), "accepted": verdict.accepted, "isBest": verdict.is_best,
+                "judgement": verdict.judgement.label if verdict.judgement else None,
+                "best": {"uci": board.uci(best), "san": board.san(best)}, **score_json(verdict.score, self.curve)}
 
     def engine(self) -> chess.engine.SimpleEngine:
         """The engine, started if need be; called with :attr:`engine_lock` held.

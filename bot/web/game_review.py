@@ -31,11 +31,12 @@ from bot.analysis import (
     annotated,
     close_engine,
     engine_name,
+    error_comment,
 )
 from bot.sandbox.imitations import JsonObject
 from bot.sandbox.world import ApiError
 from bot.web.analysis_board import drain, knightmate_pgn, score_json
-from variant import KnightmateBoard
+from variant import COMMONER, KnightmateBoard
 
 logger = logging.getLogger(__name__)
 
@@ -111,20 +112,36 @@ def _lines(lines: queue.Queue[JsonObject | None], stop: threading.Event,
 
 
 def _review_json(start: KnightmateBoard, analysis: GameAnalysis, pgn: str, curve: WinningChancesCurve) -> JsonObject:
-    """The review for the page; its graph drawn on *curve*, the judging engine's, as the verdicts are."""
+    """The review as the page shows it: each move with its verdict, the sentence the PGN writes on
+    an error and the better move (with its piece and the position after it: the hint and the
+    solution of learning from one's mistakes); each side's summary as the PGN words it; its graph
+    drawn on *curve*, the judging engine's, as the verdicts are."""
     board = start.copy()
     moves = []
     for review in analysis.moves:
-        better = None
-        if review.better is not None:
-            better = {"uci": board.uci(review.better.move), "san": board.san(review.better.move)}
-        moves.append({"ply": review.ply + 1, "san": review.san,
+        better = comment = None
+        if review.better is not None and review.judgement is not None:
+            move = review.better.move
+            piece = board.piece_at(move.from_square)
+            after = board.copy(stack=False)
+            after.push(move)
+            san = board.san(move)
+            better = {"uci": board.uci(move), "san": san, "fen": after.fen(),
+                      "piece": _letter(piece.piece_type) if piece else None}
+            comment = error_comment(review.judgement, san)
+        moves.append({"ply": review.ply + 1, "san": review.san, "color": "white" if review.mover else "black",
                       "judgement": review.judgement.label if review.judgement else None,
-                      "nag": review.judgement.nag if review.judgement else None, "better": better})
+                      "nag": review.judgement.nag if review.judgement else None, "better": better,
+                      "comment": comment})
         board.push(review.move)
     sides = {name: {"inaccuracies": side.inaccuracies, "mistakes": side.mistakes, "blunders": side.blunders,
-                    "accuracy": side.accuracy_percent}
+                    "accuracy": side.accuracy_percent, "summary": side.describe()}
              for name, side in (("white", analysis.white), ("black", analysis.black))}
     return {"type": "review", "evals": [score_json(position.score, curve) for position in analysis.positions],
             "depths": [position.depth for position in analysis.positions],
             "moves": moves, **sides, "pgn": pgn}
+
+
+def _letter(piece_type: chess.PieceType) -> str:
+    """A piece's letter as Knightmate's FEN writes it (``m`` the commoner, ``k`` the royal knight)."""
+    return "m" if piece_type == COMMONER else chess.piece_symbol(piece_type)

@@ -287,9 +287,7 @@ class PageHandler(JsonHandler):
         """The engine's lines for one position, as they come; the search stops when the page
         leaves (a keep-alive that cannot be written) or starts another. Never while the person
         plays a game: the engine would be theirs to consult."""
-        playing = self.server.seat.playing_game()
-        if playing is not None:
-            raise ApiError(409, "No analysis while you play a game: finish it first.")
+        self._refuse_while_playing()
         query = self._query()
         try:
             multipv = int(query.get("multipv", "1"))
@@ -308,6 +306,13 @@ class PageHandler(JsonHandler):
             self._relay(lines())
         finally:
             search.stop("the page left")
+
+    def learn_try(self, params: dict[str, str], form: dict[str, str]) -> None:
+        """A move tried in place of one of the person's errors, judged by the engine: not while
+        they play a game, as for the analysis board."""
+        self._refuse_while_playing()
+        query = self._query()
+        self._send_json(200, self.server.analyser.judge_try(query.get("fen", ""), query.get("uci", "")))
 
     def review_stream(self, params: dict[str, str], form: dict[str, str]) -> None:
         """A finished game's review: progress lines, then every move judged and the annotated PGN."""
@@ -334,6 +339,11 @@ class PageHandler(JsonHandler):
 
     def puzzle(self, params: dict[str, str], form: dict[str, str]) -> None:
         self._send_json(200, self.server.puzzles.puzzle_json(params["puzzle"]))
+
+    def _refuse_while_playing(self) -> None:
+        """No engine's help while the person plays a game: it would be theirs to consult."""
+        if self.server.seat.playing_game() is not None:
+            raise ApiError(409, "No analysis while you play a game: finish it first.")
 
     def _query(self) -> dict[str, str]:
         return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query))
@@ -392,6 +402,7 @@ def _routes() -> list[tuple[str, re.Pattern[str], PageAction]]:
         ("GET", r"/api/review/(?P<game>[A-Za-z0-9]+)/pgn", PageHandler.review_pgn),
         ("GET", r"/api/puzzles", PageHandler.puzzle_list),
         ("GET", r"/api/puzzles/(?P<puzzle>[A-Za-z0-9_-]+)", PageHandler.puzzle),
+        ("GET", r"/api/learn/try", PageHandler.learn_try),
     ]
     return [(method, re.compile(pattern), action) for method, pattern, action in table]
 

@@ -19,6 +19,7 @@ from bot.analysis import (
     analyse_game,
     analyse_position,
     annotated,
+    judge_try,
     open_engine,
 )
 from bot.analysis.judgement import (
@@ -306,3 +307,25 @@ def test_a_mate_found_in_a_timed_analysis_is_written_with_the_depth_that_found_i
     assert score is not None and score.white() == Mate(3)
     depth = written.eval_depth()
     assert depth is not None and 6 <= depth < 20
+
+
+# -- learn from your mistakes ---------------------------------------------------------------------
+
+#: White's rook takes Black's queen on h5 for nothing; any other move lets the queen go.
+QUEEN_FOR_THE_TAKING = "rmb1kbmr/pppppppp/8/7q/8/8/PPPPPPP1/RMBQKBMR w Q - 0 1"
+
+
+def test_a_try_that_lets_the_queen_go_is_a_blunder_and_taking_it_is_accepted(
+        builtin: chess.engine.SimpleEngine) -> None:
+    board = KnightmateBoard(QUEEN_FOR_THE_TAKING)
+    limit = chess.engine.Limit(time=0.3)
+    wrong = judge_try(builtin, board, chess.Move.from_uci("b2b3"), limit)
+    assert not wrong.accepted and wrong.judgement is Judgement.BLUNDER and wrong.best.move.uci() == "h1h5"
+    right = judge_try(builtin, board, chess.Move.from_uci("h1h5"), limit)
+    assert right.accepted and right.is_best
+
+
+def test_an_illegal_try_is_refused() -> None:
+    with pytest.raises(chess.IllegalMoveError):
+        judge_try(None, KnightmateBoard(QUEEN_FOR_THE_TAKING), chess.Move.from_uci("h1h8"),  # type: ignore[arg-type]
+                  chess.engine.Limit(time=0.1))

@@ -17,8 +17,10 @@ from pathlib import Path
 import chess.engine
 import pytest
 import requests
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import WebDriverWait
 
 from bench.page import browser_page
 from bench.page.browser_page import Page
@@ -205,7 +207,7 @@ def test_a_pawn_promotes_to_a_commoner_through_the_picker(page: Page) -> None:
     page.click("b8")
     page.wait.until(lambda d: page.find("#promotion").is_displayed())
     choices = [button.get_attribute("data-promotion") for button in page.find_all("#promotion button")]
-    assert choices == ["m", "q", "r", "b"]
+    assert choices == ["q", "m", "r", "b"]  # the queen first
     page.screenshot(SCREENSHOTS, "3-promotion-picker")
     page.find('#promotion button[data-promotion="m"]').click()
     page.wait_plies(1)
@@ -370,8 +372,12 @@ def test_a_second_tab_follows_the_game_live(page: Page) -> None:
 
 def test_the_page_fits_a_phone(page: Page) -> None:
     page.driver.set_window_size(390, 844)
+    assert page.find("header").rect["height"] < 120  # the title and legend in two short lines
     page.start_game(color="white")
     page.wait_your_move()
+    in_view = page.read('const b = document.getElementById("board").getBoundingClientRect();'
+                        ' return b.top >= 0 && b.bottom <= window.innerHeight')
+    assert in_view  # the Play button was below the board: the board came back into view
     width = page.driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1]
     board = page.find("#board").rect
@@ -548,6 +554,7 @@ class Puppet:
     def close(self) -> None:
         self.sandbox.stop()
         self.stop_page_server()
+        self.server.analyser.stop()  # quits its engine, whose thread would keep pytest from ending
 
 
 @pytest.fixture
@@ -760,3 +767,144 @@ def test_a_review_marks_the_planted_blunder_and_its_pgn_carries_the_nag(puppet: 
     assert game is not None and not game.errors
     third = list(game.mainline())[2]
     assert third.san() == "Qg4" and chess.pgn.NAG_BLUNDER in third.nags
+
+
+def start_review(page: Page) -> dict[str, object]:
+    """Clicks "Review this game" and reads the review panel in the same script, before the server
+    has answered: what a person sees in the first moments of the review."""
+    return dict(page.read(
+        'document.getElementById("review").click();'
+        ' const shown = (id) => getComputedStyle(document.getElementById(id)).display !== "none";'
+        ' const box = document.getElementById("review-progress").getBoundingClientRect();'
+        ' return {download: shown("review-download"), graph: shown("review-graph"), progress: shown("review-progress"),'
+        ' progressInView: box.top >= 0 && box.bottom <= window.innerHeight};'))
+
+
+def wait_reviewed(page: Page) -> None:
+    WebDriverWait(page.driver, 90).until(lambda d: page.find_all("#review-graph .white-area"))
+
+
+def test_a_review_shows_itself_and_offers_its_pgn_only_when_done(puppet: Puppet, downloads: Path) -> None:
+    page = puppet.page
+    page.driver.set_window_size(1280, 900)
+    game_id = puppet.start_game(color="white", preset="5+3")
+    page.wait_your_move()
+    for white, black in (("e2e3", "d7d5"), ("d1g4", "c8g4")):  # 2. Qg4?? Bxg4
+        puppet.seat.move(game_id, white)
+        puppet.move(game_id, black)
+    page.wait_plies(4)
+    puppet.seat.resign(game_id)
+    page.wait_over()
+    first_moments = start_review(page)
+    assert first_moments == {"download": False, "graph": False, "progress": True, "progressInView": True}
+    wait_reviewed(page)
+    assert page.find("#review-download").is_displayed()
+    summary = page.text("#review-summary")
+    assert "1 blunder." in summary and "blunders" not in summary.split("Black")[0]
+    # A mark on the graph is a round dot, whatever the graph's width.
+    width, height = page.read('const r = document.querySelector("#review-graph circle.blunder")'
+                              '.getBoundingClientRect(); return [r.width, r.height]')
+    assert height >= 6 and abs(width - height) <= 1, (width, height)
+    better = page.text('#moves .comment')
+    assert better.startswith("Blunder.") and better.endswith("was best."), better
+    page.find("#review-download").click()
+    downloaded = downloads / f"knightmate-{game_id}-review.pgn"
+    page.wait.until(lambda d: downloaded.exists() and downloaded.stat().st_size > 0)
+    text = downloaded.read_text(encoding="utf-8")
+    for side in summary.splitlines():
+        assert side in text.replace("\n", " "), (side, text)  # the same figures, rounded once
+    assert better in text
+
+
+#: A long game of pawn moves, 32 plies, for the graph and the move list.
+PAWN_MARCH = [f"{file}{a}{file}{b}" for a, b in (("2", "3"), ("3", "4")) for file in "abcdefgh"]
+PAWN_MARCH_BLACK = [f"{file}{a}{file}{b}" for a, b in (("7", "6"), ("6", "5")) for file in "abcdefgh"]
+
+
+def test_the_move_list_follows_the_move_chosen_on_the_graph(puppet: Puppet) -> None:
+    page = puppet.page
+    page.driver.set_window_size(1280, 900)
+    game_id = puppet.start_game(color="white", preset="5+3")
+    page.wait_your_move()
+    for white, black in zip(PAWN_MARCH, PAWN_MARCH_BLACK, strict=True):
+        puppet.seat.move(game_id, white)
+        puppet.move(game_id, black)
+    page.wait_plies(32)
+    puppet.seat.resign(game_id)
+    page.wait_over()
+    page.find("#review").click()
+    wait_reviewed(page)
+    graph = page.find("#review-graph")
+    ActionChains(page.driver).move_to_element_with_offset(graph, -graph.rect["width"] // 2 + 20, 0).click().perform()
+    page.wait.until(lambda d: (page.ply() or 99) <= 3)
+    in_list = page.read('const list = document.getElementById("moves").getBoundingClientRect();'
+                        ' const c = document.querySelector("#moves .current").getBoundingClientRect();'
+                        ' return c.top >= list.top - 1 && c.bottom <= list.bottom + 1')
+    assert in_list
+    page.screenshot(SCREENSHOTS, "9-review-long")
+
+
+#: White's rook takes Black's queen on h5 for nothing; a3 instead is the planted blunder.
+QUEEN_FOR_THE_TAKING = "rmb1kbmr/pppppppp/8/7q/8/8/PPPPPPP1/RMBQKBMR w Q - 0 1"
+
+
+def play_try(page: Page, origin: str, target: str) -> None:
+    page.select(origin)
+    page.wait.until(lambda d: target in page.targets())
+    page.click(target)
+
+
+def test_learning_from_a_planted_blunder(puppet: Puppet) -> None:
+    page = puppet.page
+    page.driver.set_window_size(1280, 900)
+    game_id = puppet.start_game(color="white", preset="5+3", fen=QUEEN_FOR_THE_TAKING)
+    page.wait_your_move()
+    puppet.seat.move(game_id, "a2a3")  # the blunder: the queen goes free
+    puppet.move(game_id, "h5d5")
+    page.wait_plies(2)
+    puppet.seat.resign(game_id)
+    page.wait_over()
+    page.find("#review").click()
+    wait_reviewed(page)
+    page.find("#learn-start").click()
+    page.wait.until(lambda d: "Find a better move" in page.text("#learn-text") and page.ply() == 0)
+    assert page.text("#learn-text").startswith("1 of 1: 1. a3??")
+    page.wait.until(lambda d: page.piece_on("h5") == "bq" and page.piece_on("a2") == "wp")
+    play_try(page, "b2", "b3")  # lets the queen go too
+    page.wait.until(lambda d: "Try another move" in page.text("#learn-text"))
+    assert "b3 would be a blunder too" in page.text("#learn-text")
+    page.wait.until(lambda d: page.piece_on("b2") == "wp" and page.piece_on("b3") is None)  # back before the try
+    page.find("#learn-hint").click()
+    page.wait.until(lambda d: "Hint: move your rook" in page.text("#learn-text"))
+    page.screenshot(SCREENSHOTS, "10-learn")
+    play_try(page, "h1", "h5")
+    page.wait.until(lambda d: "Well found" in page.text("#learn-text") and page.piece_on("h5") == "wr")
+    page.driver.set_window_size(390, 844)
+    page.screenshot(SCREENSHOTS, "11-learn-phone")
+    page.driver.set_window_size(1280, 900)
+    page.find("#learn-next").click()
+    page.wait.until(lambda d: page.text("#learn-text").startswith("Done: you found 1 of 1 better move"))
+    assert page.find("#learn-text").get_attribute("data-found") == "1"
+    page.find("#learn-stop").click()
+    page.wait.until(lambda d: not page.find("#learn").is_displayed())
+    page.find("#last").click()  # the game again, as it was played
+    page.wait.until(lambda d: page.ply() == 2 and page.piece_on("d5") == "bq" and page.piece_on("a3") == "wp")
+
+
+def test_the_analysis_board_steps_with_its_buttons_on_a_phone(puppet: Puppet) -> None:
+    page = puppet.page
+    page.driver.set_window_size(390, 844)
+    page.find("#paste").send_keys(ANALYSIS_PGN)
+    page.find("#analyse-paste").click()
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 5)
+    assert page.find("#analysis-forward").get_attribute("disabled") is not None  # at the end already
+    for button, ply in (("#analysis-back", 4), ("#analysis-first", 0), ("#analysis-forward", 1), ("#analysis-last", 5)):
+        page.find(button).click()
+        page.wait.until(lambda d, expected=ply: page.ply() == expected)
+    right = page.read('return Math.max(...["first", "back", "forward", "last"].map(id =>'
+                      ' document.getElementById("analysis-" + id).getBoundingClientRect().right))')
+    assert right <= 390
+    page.screenshot(SCREENSHOTS, "12-analysis-steps-phone")
+    page.find("#close-analysis").click()
+    page.board_css = "#board"

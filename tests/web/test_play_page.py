@@ -562,6 +562,18 @@ def test_no_analysis_while_the_person_plays_a_game(served: Served) -> None:
     assert response.status_code == 409 and "finish it first" in response.json()["error"]
 
 
+def test_a_move_tried_in_place_of_an_error_is_judged_by_the_engine(served: Served) -> None:
+    fen = requests.utils.quote("rmb1kbmr/pppppppp/8/7q/8/8/PPPPPPP1/RMBQKBMR w Q - 0 1")  # Rxh5 wins a queen
+    wrong = served.get(f"/api/learn/try?fen={fen}&uci=b2b3").json()
+    assert wrong["accepted"] is False and wrong["judgement"] == "Blunder" and wrong["best"]["san"] == "Rxh5"
+    right = served.get(f"/api/learn/try?fen={fen}&uci=h1h5").json()
+    assert right["accepted"] is True and right["isBest"] is True and right["san"] == "Rxh5"
+    illegal = served.get(f"/api/learn/try?fen={fen}&uci=h1h8")
+    assert illegal.status_code == 400 and illegal.json()["error"] == "'h1h8' is not a legal move in that position."
+    served.new_game()
+    assert served.get(f"/api/learn/try?fen={fen}&uci=h1h5").status_code == 409  # not while playing
+
+
 # The computer at your level: POST /api/challenge/ai, as Lichess's Board API has it.
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 // @ts-check
 // The analysis board: a position or game (pasted, or one finished or watched here) as a tree of
-// variations made by moving on the board, stepped with the keys; the engine's best lines from
+// variations made by moving on the board, stepped with the keys or the step buttons; the engine's best lines from
 // the server (MultiPV 1-3, scores from White's side, depth), its best move as an arrow and an
 // evaluation bar. One search at a time, restarted at each position shown, stopped when the board
 // is left. The rules are the server's: each position's legal moves come from /api/analysis/position.
@@ -8,7 +8,7 @@ import { el } from "./elements.js";
 import * as metrics from "./metrics.js";
 import { api, readLines } from "./network.js";
 import { Board } from "./board.js";
-/** @import { Color, LegalMove, Ply, Score } from "./network.js" */
+/** @import { AnalysedPosition, Color, LegalMove, Ply, Score } from "./network.js" */
 
 /**
  * @typedef {object} TreeNode  a position of the tree and the move that led to it (none at the root)
@@ -18,12 +18,6 @@ import { Board } from "./board.js";
  * @property {string | null} uci
  * @property {string | null} san
  * @property {string} fen
- *
- * @typedef {object} AnalysedPosition  GET /api/analysis/position
- * @property {Color} turn
- * @property {string | null} check
- * @property {LegalMove[]} legalMoves
- * @property {{ result: string, termination: string } | null} outcome
  *
  * @typedef {Score & { uci: string[], san: string[], fen: string[] }} EngineLine
  * @typedef {{ depth: number, nodes: number, lines: EngineLine[], sentAtMs: number }} EngineInfo
@@ -111,6 +105,8 @@ async function positionOf(fen) {
 async function goTo(node) {
   shown.current = node;
   renderTree();
+  el.analysisFirst.disabled = el.analysisBack.disabled = node.parent === null;
+  el.analysisForward.disabled = el.analysisLast.disabled = node.children.length === 0;
   const position = await positionOf(node.fen);
   if (shown.current !== node || !shown.board) return;
   shown.board.show({ fen: node.fen, last: node.uci, check: position.check },
@@ -332,6 +328,9 @@ async function importPaste() {
 export function wire() {
   el.analysePaste.addEventListener("click", importPaste);
   el.closeAnalysis.addEventListener("click", () => { history.back(); });
+  // The step buttons, as the keys step (a phone has no keys).
+  for (const [button, key] of /** @type {const} */ ([[el.analysisFirst, "Home"], [el.analysisBack, "ArrowLeft"],
+    [el.analysisForward, "ArrowRight"], [el.analysisLast, "End"]])) button.addEventListener("click", () => step(key));
   el.multipv.addEventListener("change", () => { if (shown.current) goTo(shown.current); });
   el.analysisFlip.addEventListener("click", () => {
     shown.orientation = shown.orientation === "white" ? "black" : "white";

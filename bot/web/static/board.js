@@ -17,7 +17,7 @@ import { PIECE_NAMES } from "./page.js";
  */
 
 const FILES = "abcdefgh";
-const PROMOTION_ORDER = ["m", "q", "r", "b"];
+const PROMOTION_ORDER = ["q", "m", "r", "b"]; // the queen first, as every chess site has it
 
 const KNIGHT_LEAPS = [[1, 2], [2, 1], [2, -1], [1, -2], [-1, -2], [-2, -1], [-2, 1], [-1, 2]];
 const STEPS = [[1, 0], [1, 1], [0, 1], [-1, 1], [-1, 0], [-1, -1], [0, -1], [1, -1]];

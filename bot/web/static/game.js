@@ -4,7 +4,7 @@
 // The one writer of the view state (state.js); what draws over the game (the review) is handed
 // over by play.js as an overlay, so nothing here imports it.
 import { el } from "./elements.js";
-import { afterPaint, other, resultOf, showNotice } from "./page.js";
+import { afterPaint, other, resultOf, scrollWithin, showNotice } from "./page.js";
 import * as metrics from "./metrics.js";
 import { api, follow } from "./network.js";
 import { Board } from "./board.js";
@@ -23,7 +23,7 @@ const STATUS_TEXT = {
 };
 
 /** @type {GameOverlay} */
-const NO_OVERLAY = { decorate: () => [], reset: () => {} };
+const NO_OVERLAY = { decorate: () => [], board: () => null, reset: () => {} };
 
 // What game.js keeps beside the view state: the account, the board, the hooks play.js hands over,
 // and what is drawn. Written only here.
@@ -111,19 +111,28 @@ function renderBoard() {
       { orientation: "white", movable: null, legalMoves: [], ply: null });
     return;
   }
+  const override = screen.overlay.board(view.ply);
+  if (override) {
+    board.show(override.position, { orientation: orientation(), movable: override.movable,
+      legalMoves: override.legalMoves, ply: view.ply });
+    return;
+  }
   const movable = live() && playing() ? view.state.you : null;
   board.show(shownPosition(view.state), { orientation: orientation(), movable, legalMoves: myMoves() || [],
     ply: view.ply + (view.pending ? 1 : 0) });
 }
 
 /**
- * The person played *move* on the board: shown at once, sent, taken back if the server refuses it.
+ * The person played *move* on the board: shown at once, sent, taken back if the server refuses it
+ * (or handed to the overlay whose position the board shows).
  * @param {LegalMove} move
  * @param {number} clickedAt
  */
 async function send(move, clickedAt) {
   const gameId = view.gameId;
   if (!view.state) return;
+  const override = screen.overlay.board(view.ply);
+  if (override) { override.onMove(move); return; } // a move on the overlay's position, not the game's
   view.pending = { uci: move.uci, fen: move.fen, clickedAt, ply: view.state.plies.length + 1 };
   metrics.moveShown(clickedAt);
   sounds.forSan(move.san);
@@ -144,7 +153,11 @@ async function send(move, clickedAt) {
 /** @param {GameState} state  a gameFull or gameState line */
 function onState(state) {
   const first = state.type === "gameFull";
-  if (first) showNotice("");
+  if (first) {
+    showNotice("");
+    // On a phone the Play button is below the board: the board comes back into view.
+    el.topPlayer.row.scrollIntoView({ block: "nearest" });
+  }
   const before = view.state;
   const wasLive = before === null || live() || view.pending !== null;
   const previous = before && before.id === state.id ? before.plies.length : 0;
@@ -183,7 +196,7 @@ function render() {
   ready().board.setArrows(screen.overlay.decorate(view.ply));
   // Last, after every change to the page: scrolling lays the page out, and laying it out before
   // the other changes would make the frame lay it out twice.
-  if (newPly) newPly.scrollIntoView({ block: "nearest" });
+  if (newPly) scrollWithin(el.moves, newPly);
 }
 
 /**
@@ -261,8 +274,8 @@ export function tickClocks() {
 }
 
 /**
- * The move list, the new plies appended; the ply looked at marked. The element to scroll to, if
- * the mark moved on the live position.
+ * The move list, the new plies appended; the ply looked at marked. The element to scroll the list
+ * to, if the mark moved (a move played, a step, a click on the review's graph).
  * @param {GameState} state
  * @returns {Element | null}
  */
@@ -304,7 +317,7 @@ function renderMoves(state) {
   if (current) current.classList.remove("current");
   if (!wanted) return null;
   wanted.classList.add("current");
-  return live() ? wanted : null;
+  return wanted;
 }
 
 /** @param {GameState} state */

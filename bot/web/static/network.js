@@ -54,6 +54,12 @@ import { showNotice } from "./page.js";
  * @property {boolean} over
  * @property {Color | null} winner
  *
+ * @typedef {object} AnalysedPosition  GET /api/analysis/position
+ * @property {Color} turn
+ * @property {string | null} check
+ * @property {LegalMove[]} legalMoves
+ * @property {{ result: string, termination: string } | null} outcome
+ *
  * @typedef {{ cp: number | null, mate: number | null, winPercent: number }} Score  from White's
  *   side; winPercent: White's share of the winning chances, 0..100 (bot/analysis/judgement.py)
  */

@@ -45,3 +45,16 @@ export function showNotice(text) {
   el.notice.textContent = text;
   el.notice.hidden = !text;
 }
+
+/**
+ * Scrolls *container* (a list with its own scroll bar) so that *element* in it is in view, and
+ * nothing else: the page itself stays where the person has it (scrollIntoView would move it too).
+ * @param {HTMLElement} container
+ * @param {Element} element
+ */
+export function scrollWithin(container, element) {
+  const box = container.getBoundingClientRect();
+  const item = element.getBoundingClientRect();
+  if (item.top < box.top) container.scrollTop -= box.top - item.top;
+  else if (item.bottom > box.bottom) container.scrollTop += item.bottom - box.bottom;
+}

@@ -3,8 +3,8 @@
 // ply looked at and the move on its way. One writer, game.js; lobby.js, review.js and play.js read
 // it. What a module keeps for itself (the analysis board's tree, the review, the lobby's choices)
 // stays in that module's own one object.
-/** @import { GameState } from "./network.js" */
-/** @import { Arrow } from "./board.js" */
+/** @import { Color, GameState, LegalMove } from "./network.js" */
+/** @import { Arrow, Position } from "./board.js" */
 
 /**
  * @typedef {object} PendingMove  the person's move, shown before the server confirms it
@@ -13,9 +13,17 @@
  * @property {number} clickedAt  performance.now() of the click or drop that made it
  * @property {number} ply  the ply it will be
  *
+ * @typedef {object} BoardOverride  a position an overlay shows on the game's board in place of the
+ *   game's (learning from one's mistakes), and the moves it takes there
+ * @property {Position} position
+ * @property {Color | null} movable
+ * @property {LegalMove[]} legalMoves
+ * @property {(move: LegalMove) => void} onMove
+ *
  * @typedef {object} GameOverlay  what draws over the game view (the review), handed to game.js by
  *   play.js: the game view asks it at each render, and resets it when another game opens
  * @property {(ply: number) => Arrow[]} decorate  marks the page for the ply shown; the board's arrows
+ * @property {(ply: number) => BoardOverride | null} board  a position of its own at the ply shown, if any
  * @property {() => void} reset
  */
 
