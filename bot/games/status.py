@@ -121,13 +121,13 @@ def _evaluation(game: Game) -> Evaluation | None:
 
 
 def _move_times_ms(game: Game) -> tuple[int | None, ...]:
-    """Each ply's time as the server's clocks charged it: the mover's clock before its move, plus
-    the increment, less its clock after (None where a clock was not told)."""
+    """Each ply's time as the server's clocks charged it: the mover's clock after its previous move,
+    plus the increment, less its clock after this one (None where a clock was not told, and for
+    each side's first move, which has no clock before it: both servers start the clocks later)."""
     increment_ms = game.increment_ms or 0
-    times: list[int | None] = []
-    for ply in range(game.ply):
-        before = game.clocks_ms.get(ply - 2, game.base_ms) if ply >= 2 else game.base_ms
-        after = game.clocks_ms.get(ply)
+    times: list[int | None] = [None] * min(2, game.ply)
+    for ply in range(2, game.ply):
+        before, after = game.clocks_ms.get(ply - 2), game.clocks_ms.get(ply)
         times.append(None if before is None or after is None else max(0, before + increment_ms - after))
     return tuple(times)
 

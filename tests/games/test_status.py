@@ -18,7 +18,7 @@ def state(moves: tuple[str, ...], wtime_ms: int, btime_ms: int) -> GameState:
 
 
 def played_game(game_id: str = "g1") -> Game:
-    """The bot (black, on Lichess) two plies in, with a search noted for its reply."""
+    """The bot (black, on Lichess) three plies in, with a search noted for its reply."""
     game = new_game(game_id)
     game.apply(GameFull(id=game_id, variant="knightmate", white=Player("Alice", id="alice", rating=1850),
                         black=Player("MyBot", id="mybot", title="BOT"), initial_fen=None, base_ms=60_000,
@@ -27,6 +27,7 @@ def played_game(game_id: str = "g1") -> Game:
     game.note_search(SearchResult(move=chess.Move.from_uci("e8f6"), score_cp=50, mate=None, depth=9, nodes=1000,
                                   time_ms=2500, pv=(chess.Move.from_uci("e8f6"), chess.Move.from_uci("d2d4"))))
     game.apply(state(("e2e4", "e8f6"), 58_000, 57_500))
+    game.apply(state(("e2e4", "e8f6", "d2d4"), 55_000, 57_500))
     return game
 
 
@@ -41,17 +42,19 @@ def test_a_game_view_has_the_position_clocks_white_view_evaluation_and_time_per_
     board = KnightmateBoard()
     board.push_uci("e2e4")
     board.push_uci("e8f6")
+    board.push_uci("d2d4")
     assert view.fen == board.fen()
-    assert view.last_move == "e8f6" and view.turn == "white" and view.bot_color == "black"
+    assert view.last_move == "d2d4" and view.turn == "black" and view.bot_color == "black"
     assert (view.white, view.black) == ("Alice (1850)", "BOT MyBot")
-    assert (view.white_clock_ms, view.black_clock_ms) == (58_000, 57_500)
+    assert (view.white_clock_ms, view.black_clock_ms) == (55_000, 57_500)
     assert view.time_control == "1+1"
     # The bot is black and found +50 for itself: White's view is -50.
     assert view.evaluation is not None
     assert (view.evaluation.cp, view.evaluation.mate, view.evaluation.depth) == (-50, None, 9)
     assert view.evaluation.line == "1...Kf6 2. d4"
-    # Each side's clock before the move, plus the increment, less its clock after.
-    assert view.move_times_ms == (3000, 3500)
+    # Each side's clock before the move, plus the increment, less its clock after; the first
+    # moves have no clock before them.
+    assert view.move_times_ms == (None, None, 4000)
 
 
 def test_a_game_over_leaves_the_games_in_progress_and_keeps_its_result_and_pgn() -> None:

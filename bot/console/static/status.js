@@ -201,6 +201,7 @@ function show(status) {
   showPlaying(status.playing);
   showFinished(status.finished);
   showChallenges(status.challenges);
+  document.body.dataset.ready = "true"; // the first status is shown (what scripted browsers wait for)
 }
 
 /** @param {string | null} text what is wrong, or null when nothing is */
