@@ -67,7 +67,7 @@ def play_on_server(settings: Settings, token: Secret, stop: threading.Event, fin
             servers.append(_listen("bot.metrics_port", METRICS_HOST, settings.bot.metrics_port, MetricsServer))
             log.info("Prometheus metrics on %s", servers[-1].url)
         if settings.bot.status_port is not None:
-            servers.append(_status_page(settings.bot.status_port, status, status_key))
+            servers.append(status_page(settings.bot.status_port, status, status_key))
         client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
         workers = search_workers(settings)
         # An external engine is started and checked here, before any challenge can be accepted.
@@ -83,7 +83,7 @@ def play_on_server(settings: Settings, token: Secret, stop: threading.Event, fin
             server.close()
 
 
-def _status_page(port: int, status: StatusRecorder, key: str | None) -> StatusServer:
+def status_page(port: int, status: StatusRecorder, key: str | None) -> StatusServer:
     """The status page; its address is logged with the key only when the key is new (the operator
     who set :data:`STATUS_KEY_ENV` knows it, and a key they chose stays out of the log)."""
     given = key or os.environ.get(STATUS_KEY_ENV)
