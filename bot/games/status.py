@@ -51,8 +51,9 @@ class GameView:
     fen: str
     last_move: str | None    # UCI
     turn: str
-    white_clock_ms: int | None
+    white_clock_ms: int | None   # as the server's latest state said
     black_clock_ms: int | None
+    clocks_at_s: float           # time.monotonic() of that state (the page is told its age instead)
     evaluation: Evaluation | None
     move_times_ms: tuple[int | None, ...]   # by ply: what the server's clock charged the mover
 
@@ -93,7 +94,7 @@ def game_view(game: Game) -> GameView:
         fen=board.fen(), last_move=board.peek().uci() if board.move_stack else None,
         turn=chess.COLOR_NAMES[board.turn],
         white_clock_ms=state.wtime_ms if state is not None else None,
-        black_clock_ms=state.btime_ms if state is not None else None,
+        black_clock_ms=state.btime_ms if state is not None else None, clocks_at_s=game.state_received,
         evaluation=_evaluation(game), move_times_ms=_move_times_ms(game))
 
 
@@ -174,10 +175,21 @@ class StatusRecorder:
             return next((game.pgn for game in self._finished if game.view.id == game_id), None)
 
     def snapshot(self) -> dict[str, Any]:
-        """Everything, JSON-ready: the newest first, the games in progress by id."""
+        """Everything, JSON-ready: the newest first, the games in progress by id, each with the age of
+        its clocks (``clocks_age_ms``: the side to move has spent that much since, once both have moved)."""
+        now = time.monotonic()
         with self._lock:
-            playing = [asdict(view) for _, view in sorted(self._playing.items())]
-            finished = [dict(asdict(game), pgn=game.pgn is not None) for game in self._finished]
+            playing = [dict(_view_json(view), clocks_age_ms=max(0, int((now - view.clocks_at_s) * 1000)))
+                       for _, view in sorted(self._playing.items())]
+            finished = [dict(asdict(game), view=_view_json(game.view), pgn=game.pgn is not None)
+                        for game in self._finished]
             challenges = [asdict(answer) for answer in self._challenges]
         return {"version": __version__, "uptime_s": round(time.monotonic() - self._started_monotonic, 1),
                 "playing": playing, "finished": finished, "challenges": challenges}
+
+
+def _view_json(view: GameView) -> dict[str, Any]:
+    """*view* for the page, without the monotonic time of its clocks, which means nothing there."""
+    shown = asdict(view)
+    del shown["clocks_at_s"]
+    return shown

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import chess
 
 from bot.engine import SearchResult
@@ -65,6 +67,7 @@ def test_a_game_over_leaves_the_games_in_progress_and_keeps_its_result_and_pgn()
     recorder.game_over(game_view(game), Result("0-1", "normal", "White resigned"), "[Event \"x\"]\n\n0-1\n")
     snapshot = recorder.snapshot()
     assert snapshot["playing"] == []
+    assert "clocks_at_s" not in snapshot["finished"][0]["view"]
     assert [(done["view"]["id"], done["result"], done["reason"], done["pgn"]) for done in snapshot["finished"]] == [
         ("g1", "0-1", "White resigned", True)]
     assert recorder.pgn("g1") == "[Event \"x\"]\n\n0-1\n"
@@ -85,6 +88,15 @@ def test_finished_games_and_challenges_are_bounded_newest_first() -> None:
     newest = snapshot["challenges"][0]
     assert (newest["id"], newest["accepted"], newest["reason"], newest["why"], newest["time_control"]) == (
         f"c{CHALLENGES_KEPT + 4}", False, "tooFast", "faster than 3+0", "3+2")
+
+
+def test_a_game_in_progress_tells_the_age_of_its_clocks() -> None:
+    recorder = StatusRecorder()
+    game = played_game()
+    game.state_received = time.monotonic() - 2.5      # the latest state came 2.5 s ago
+    recorder.game_seen(game_view(game))
+    [shown] = recorder.snapshot()["playing"]
+    assert 2500 <= shown["clocks_age_ms"] < 10_000 and "clocks_at_s" not in shown
 
 
 def test_games_left_at_shutdown_are_no_longer_shown_in_progress() -> None:

@@ -7,21 +7,23 @@
 import { Chessground } from "../../web/static/vendor/chessgroundx.js";
 /** @import { Api } from "../../web/static/vendor/chessgroundx.js" */
 
-/** How often the page asks for the status (milliseconds). */
+/** How often the page asks for the status, and how often the running clocks are redrawn (milliseconds). */
 const POLL_MS = 1500;
+const TICK_MS = 250;
 
 /**
  * @typedef {{ ply: number, cp: number | null, mate: number | null, depth: number, line: string }} Evaluation
  * @typedef {{ id: string, url: string, white: string, black: string, bot_color: "white" | "black" | null,
  *   rated: boolean | null, time_control: string, fen: string, last_move: string | null, turn: string,
- *   white_clock_ms: number | null, black_clock_ms: number | null, evaluation: Evaluation | null,
- *   move_times_ms: (number | null)[] }} GameView
+ *   white_clock_ms: number | null, black_clock_ms: number | null, clocks_age_ms: number,
+ *   evaluation: Evaluation | null, move_times_ms: (number | null)[] }} GameView
  * @typedef {{ view: GameView, result: string, reason: string, ended_at: number, pgn: boolean }} FinishedGame
  * @typedef {{ id: string, challenger: string, rating: number | null, bot: boolean, variant: string,
  *   time_control: string, rated: boolean, accepted: boolean, reason: string | null, why: string, at: number }} ChallengeAnswer
  * @typedef {{ version: string, uptime_s: number, playing: GameView[], finished: FinishedGame[],
  *   challenges: ChallengeAnswer[], reconnects: Record<string, number>, errors: Record<string, number> }} Status
- * @typedef {{ card: HTMLElement, ground: Api }} ShownGame
+ * @typedef {{ card: HTMLElement, ground: Api, game: GameView, receivedAt: number }} ShownGame  receivedAt:
+ *   performance.now() when the game's status came
  */
 
 /** The cards of the games in progress, by game id. @type {Map<string, ShownGame>} */
@@ -93,6 +95,28 @@ function countsText(counts) {
   return parts.length ? `${total} (${parts.map(([kind, count]) => `${kind} ${count}`).join(", ")})` : "0";
 }
 
+/**
+ * A side's clock now: the server's figure, less what the side to move has spent since (once both
+ * sides have moved: before that the servers do not run the clocks).
+ * @param {ShownGame} shownGame
+ * @param {"white" | "black"} side
+ */
+function clockNow({ game, receivedAt }, side) {
+  const ms = side === "white" ? game.white_clock_ms : game.black_clock_ms;
+  if (ms === null || side !== game.turn || game.move_times_ms.length < 2) return ms;
+  return Math.max(0, ms - game.clocks_age_ms - (performance.now() - receivedAt));
+}
+
+/** @param {ShownGame} shownGame */
+function drawClocks(shownGame) {
+  const bottom = shownGame.game.bot_color ?? "white";
+  const top = bottom === "white" ? "black" : "white";
+  for (const [selector, side] of /** @type {const} */ ([[".top .clock", top], [".bottom .clock", bottom]])) {
+    const shown = shownGame.card.querySelector(selector);
+    if (shown !== null) shown.textContent = clock(clockNow(shownGame, side));
+  }
+}
+
 /** @param {GameView} game */
 function newCard(game) {
   const card = document.createElement("article");
@@ -107,22 +131,24 @@ function newCard(game) {
     coordinates: false, highlight: { lastMove: true }, movable: { free: false, dests: new Map() },
     draggable: { enabled: false }, premovable: { enabled: false }, drawable: { enabled: false },
   });
-  return { card, ground };
+  return { card, ground, game, receivedAt: performance.now() };
 }
 
 /**
  * @param {ShownGame} shownGame
  * @param {GameView} game
  */
-function updateCard({ card, ground }, game) {
+function updateCard(shownGame, game) {
+  const { card, ground } = shownGame;
+  shownGame.game = game;
+  shownGame.receivedAt = performance.now();
   const orientation = game.bot_color ?? "white";
-  const [topName, topClock, bottomName, bottomClock] = orientation === "white"
-    ? [game.black, game.black_clock_ms, game.white, game.white_clock_ms]
-    : [game.white, game.white_clock_ms, game.black, game.black_clock_ms];
-  for (const [selector, name, ms] of /** @type {const} */ ([[".top", topName, topClock], [".bottom", bottomName, bottomClock]])) {
-    const line = /** @type {HTMLElement} */ (card.querySelector(selector));
-    line.replaceChildren(element("span", name), element("span", clock(ms), "clock"));
+  const [topName, bottomName] = orientation === "white" ? [game.black, game.white] : [game.white, game.black];
+  for (const [selector, name] of /** @type {const} */ ([[".top", topName], [".bottom", bottomName]])) {
+    /** @type {HTMLElement} */ (card.querySelector(selector)).replaceChildren(element("span", name),
+      element("span", "", "clock"));
   }
+  drawClocks(shownGame);
   /** @type {HTMLElement} */ (card.querySelector(".eval")).textContent = evaluationText(game.evaluation);
   /** @type {HTMLElement} */ (card.querySelector(".times")).textContent = moveTimesText(game.move_times_ms);
   const about = /** @type {HTMLElement} */ (card.querySelector(".about"));
@@ -229,3 +255,4 @@ async function poll() {
 }
 
 poll();
+setInterval(() => shown.forEach(drawClocks), TICK_MS);
