@@ -23,7 +23,8 @@ and within PLAYING, our move for the current ply (:class:`Stage`)::
 The places other features hook into: :meth:`GamePlayer._our_turn` (ask the engine, which also ends
 its ponder search), :meth:`GamePlayer._on_move_posted` (our move is on the server: ponder),
 :meth:`GamePlayer._finish` (game over: stop pondering; on pychess, ask the server how the game ended
-when the stream did not say, then write the PGN and say goodbye).
+when the stream did not say, then write the PGN and say goodbye), :meth:`GamePlayer._show` (the
+game as the status page shows it, at each state and each move posted).
 
 Each move is posted once. A post whose answer was lost, or that Lichess refused, is never repeated
 blindly: the game stream is reopened and its ``gameFull`` decides whether the move is still due.
