@@ -42,7 +42,9 @@ class StatusServer(ClosingServer):
         super().__init__((STATUS_HOST, port), StatusHandler)
         self.port: int = self.server_address[1]
         self.session = Session(key, self.port)
-        self._thread = threading.Thread(target=self.serve_forever, name="status-page", daemon=True)
+        # A short poll: close() waits for serve_forever to notice, and the bot's stop should not.
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.1}, name="status-page",
+                                        daemon=True)
         self._thread.start()
 
     @property
