@@ -203,9 +203,10 @@ class Runner:
             # Left, to go on after the next start: no longer active, nor counted again if one ends now.
             players, self._players = list(self._players.values()), {}
         GAMES_ACTIVE.dec(len(players))
-        self.status.games_left([player.game_id for player in players])
         for player in players:
             player.stop()
+        # After the stop: a stopped player shows its game no more.
+        self.status.games_left([player.game_id for player in players])
         for player in players:
             player.join(max(0.0, deadline - time.monotonic()))
         with self._lock:
