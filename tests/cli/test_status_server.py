@@ -13,6 +13,7 @@ import pytest
 import requests
 
 from bot.cli.demo import local_settings
+from bot.cli.main import main
 from bot.cli.wiring import STATUS_KEY_ENV, play_on_server, status_page
 from bot.config import Secret
 from bot.games.runner import StartupError
@@ -67,3 +68,21 @@ def test_a_status_port_already_taken_stops_the_start_with_one_line(tmp_path: Pat
         settings = dataclasses.replace(settings, bot=dataclasses.replace(settings.bot, status_port=port))
         with pytest.raises(StartupError, match=rf"^bot\.status_port: cannot listen on 127\.0\.0\.1:{port}: "):
             play_on_server(settings, Secret("unused"), threading.Event())
+
+
+def test_demo_with_its_status_port_taken_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["demo", "--status-port", str(port)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"knightmate-bot demo: bot.status_port: cannot listen on 127.0.0.1:{port}: Address already in use"]
+
+
+@pytest.mark.parametrize(("given", "said"), [("0", "expected a port number from 1 to 65535"),
+                                             ("http", "not a port number")])
+def test_demo_refuses_a_status_port_that_is_none(given: str, said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demo", "--status-port", given])
+    assert exit_info.value.code == 2 and said in capsys.readouterr().err
