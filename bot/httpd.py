@@ -39,6 +39,10 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+#: The content type of each kind of static file our pages are made of.
+STATIC_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
+                ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml", ".wav": "audio/wav",
+                ".txt": "text/plain; charset=utf-8"}
 #: The largest request body read; a longer one is refused with a 400.
 MAX_BODY_BYTES = 64 * 1024
 
@@ -145,6 +149,7 @@ def _is_ip_address(hostname: str) -> bool:
 
 
 def is_wildcard(host: str) -> bool:
+    """Whether *host* is the address of every interface (``0.0.0.0``, ``::``)."""
     return ipaddress.ip_address(host).is_unspecified
 
 

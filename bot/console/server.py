@@ -17,14 +17,12 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 
 from bot.games.status import StatusRecorder
-from bot.httpd import SECURITY_HEADERS, ClosingServer, JsonHandler, Session, host_allowed
+from bot.httpd import SECURITY_HEADERS, STATIC_TYPES, ClosingServer, JsonHandler, Session, host_allowed
 from bot.metrics import ERRORS, STREAM_RECONNECTS, counts_by_label
 
 #: The only address the page is served on: it says whom the bot plays and how.
 STATUS_HOST = "127.0.0.1"
 
-STATIC_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
-                ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}
 #: The page's own files (``/static/NAME``), and the board's (``/web/static/NAME``: the URL mirrors
 #: the package's folders, so the script's relative import of the board resolves the same for the
 #: browser and for tsc), read from ``play``'s package data, never imported.

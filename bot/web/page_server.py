@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from importlib import resources
 
 from bot.analysis import EngineCommand
-from bot.httpd import SECURITY_HEADERS, ClosingServer, Session, host_allowed, is_wildcard
+from bot.httpd import SECURITY_HEADERS, STATIC_TYPES, ClosingServer, Session, host_allowed, is_wildcard
 from bot.sandbox.chunked import JsonObject, relay
 from bot.sandbox.handler import StreamingHandler
 from bot.sandbox.human import HumanSeat
@@ -36,9 +36,6 @@ CSRF_HEADER = "X-Knightmate-Play"
 #: Seconds between keep-alive newlines on a quiet stream.
 KEEPALIVE_S = 5.0
 
-STATIC_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
-                ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml", ".wav": "audio/wav",
-                ".txt": "text/plain; charset=utf-8"}
 #: A static file's name: in the folder itself or one of its subfolders (the vendored board, the
 #: pieces, the sounds); no other path reaches the disk.
 STATIC_NAME = re.compile(r"(?:(?:vendor|pieces|sounds)/)?[a-z0-9-]+\.[a-z]+")
