@@ -22,7 +22,7 @@ from bench.page.browser_page import WAIT_S, Page
 from bot.cli.wiring import BotThread
 from bot.config import Secret
 from bot.sandbox import Sandbox
-from tests.helpers.bot_harness import BOT, TOKEN, bot_settings, make_sandbox, play
+from tests.helpers.bot_harness import BOT, TOKEN, bot_settings, decline_reason, make_sandbox, play
 from tests.helpers.prometheus import free_port
 
 pytestmark = pytest.mark.browser
@@ -64,6 +64,7 @@ def test_the_page_shows_a_game_in_progress_with_its_evaluation_then_its_result(
         bot.wait_until(lambda timeout_s: sandbox.wait_connections("event", BOT, connected + 1, timeout=timeout_s), 30)
         page = Page(driver)
         page.open(f"http://127.0.0.1:{port}/?key={KEY}")
+        assert decline_reason(sandbox, "human", variant="chess") == "variant"
         game_id = play(sandbox, "randy")
         card = f'article.game[data-game="{game_id}"]'
 
@@ -75,6 +76,7 @@ def test_the_page_shows_a_game_in_progress_with_its_evaluation_then_its_result(
         assert len(page.find_all(f"{card} cg-board piece")) >= 20       # the board drawn from the FEN
         assert re.search(r"\d+:\d\d", page.text(f"{card} .top .clock"))
         assert page.text(f"{card} .times").startswith("time per move")
+        assert "declined: variant" in [cell.text for cell in page.find_all("#challenges td.declined")]
         SCREENSHOTS.mkdir(exist_ok=True)
         driver.save_screenshot(str(SCREENSHOTS / "status-in-progress.png"))
 
