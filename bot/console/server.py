@@ -101,7 +101,7 @@ class StatusHandler(JsonHandler):
             self._open_session(self.server.session, query["key"],
                                "That key is not this page's: open the address the bot logged at its start.")
             return
-        resource = _static_file("/static/status.html" if url.path == "/" else url.path)
+        resource = static_file("/static/status.html" if url.path == "/" else url.path)
         if resource is None or not resource.is_file():
             self._send_json(404, {"error": "Not found"})
             return
@@ -109,7 +109,7 @@ class StatusHandler(JsonHandler):
                    {"Cache-Control": "no-cache"})
 
 
-def _static_file(path: str) -> Traversable | None:
+def static_file(path: str) -> Traversable | None:
     """The file a static *path* names, or None: the page's own, or the board's from ``bot/web/static``
     (read as data: importing :mod:`bot.web` would pull the sandbox into the run path)."""
     if (own := OWN_FILE.fullmatch(path)) is not None:
