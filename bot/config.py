@@ -188,6 +188,7 @@ class BotSettings:
     # Where `knightmate-bot stop-after-games` leaves word for the running bot (next to the heartbeat).
     stop_file: str = "knightmate-bot.stop-after-games"
     metrics_port: int | None = None     # Prometheus's /metrics on 127.0.0.1 (bot.metrics); None: off
+    status_port: int | None = None      # the live status page on 127.0.0.1 (bot.console); None: off
 
 
 @dataclass(frozen=True)
@@ -418,6 +419,7 @@ _READERS: dict[str, dict[str, Reader]] = {
         "heartbeat_max_age_s": _number(1.0),
         "stop_file": _path,
         "metrics_port": _optional(_port),
+        "status_port": _optional(_port),
     },
 }
 

@@ -75,3 +75,10 @@ class MetricsServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(5)
+
+
+def counts_by_label(counter: Counter) -> dict[str, int]:
+    """A counter with one label, as ``{label value: count}`` (for the status page, which shows the
+    same numbers as ``/metrics`` rather than counting them twice)."""
+    return {value: int(sample.value) for metric in counter.collect() for sample in metric.samples
+            if sample.name.endswith("_total") for value in sample.labels.values()}

@@ -2,7 +2,8 @@
 
     python -m bench.speed.soak [--dialect pychess] [--minutes 30] [--engine /usr/games/fairy-stockfish]
                          [--faults] [--restart-every 4] [--base 20] [--increment 1] [--sample-s 20]
-                         [--warmup-min 5] [--log bot.log] [--metrics-port 9464] [--keep-games DIR]
+                         [--warmup-min 5] [--log bot.log] [--metrics-port 9464] [--status-port 8765]
+                         [--keep-games DIR]
 
 The sandbox runs in this process with a random-moving opponent that challenges the bot again as
 soon as a game ends; the bot runs as ``python -m bot.cli run`` with a config of its own (the
@@ -20,7 +21,10 @@ move is the server's: the bot's clock spent per charged move, increments counted
 
 With ``--metrics-port`` the bot serves its Prometheus metrics (``bot.metrics_port``) through the
 run, and the report ends with its ``knightmate_bot_*`` samples as the run's last scrape read them;
-``--keep-games DIR`` copies the bot's PGNs there (for ``knightmate-bot stats``).
+``--status-port`` turns its live status page on (``bot.status_port``) and reads the page's JSON
+every second through the run, as an open browser tab would; the report says how many reads
+failed and how big the last answer was (the page keeps a bounded record). ``--keep-games DIR``
+copies the bot's PGNs there (for ``knightmate-bot stats``).
 
 At the end it prints the games played, games lost on time, games whose PGN says ``*`` or is
 missing, the samples at the start (after the warm-up) and at the end, and each figure's growth
@@ -37,7 +41,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
+import secrets
 import shutil
 import signal
 import statistics
@@ -49,6 +55,7 @@ import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import chess
 import yaml
@@ -67,6 +74,8 @@ FAULT_AT_PLY = 10
 STALE_STREAM_S = 6.0
 #: Challenges in a row the bot may decline before the run stops.
 CHALLENGE_ATTEMPTS = 3
+#: How often ``--status-port`` reads the status page (its own page polls every 1.5 s).
+STATUS_READ_S = 1.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,7 +149,8 @@ def sample(pid: int, started: float) -> ResourceSample | None:
 
 # -- the bot process -------------------------------------------------------------------------------
 
-def write_config(sandbox: Sandbox, directory: Path, engine: str | None, metrics_port: int | None) -> Path:
+def write_config(sandbox: Sandbox, directory: Path, engine: str | None, metrics_port: int | None,
+                 status_port: int | None) -> Path:
     config = {
         "server": {"url": sandbox.url, "dialect": sandbox.dialect.name, "read_timeout_s": 10.0,
                    "backoff_initial_s": 0.2, "backoff_max_s": 2.0},
@@ -148,7 +158,8 @@ def write_config(sandbox: Sandbox, directory: Path, engine: str | None, metrics_
         "engine": {"workers": 1, "hash_mb": 16, "command": engine},
         "game": {"pgn_dir": str(directory / "games"), "state_file": str(directory / "state.json"),
                  "give_up_after_s": 30, "greeting": "", "goodbye": ""},
-        "bot": {"heartbeat_file": str(directory / "heartbeat"), "log_level": "INFO", "metrics_port": metrics_port},
+        "bot": {"heartbeat_file": str(directory / "heartbeat"), "log_level": "INFO", "metrics_port": metrics_port,
+                "status_port": status_port},
     }
     path = directory / "config.yml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -156,16 +167,17 @@ def write_config(sandbox: Sandbox, directory: Path, engine: str | None, metrics_
 
 
 class BotProcess:
-    def __init__(self, sandbox: Sandbox, config: Path, log: Path) -> None:
+    def __init__(self, sandbox: Sandbox, config: Path, log: Path, status_key: str) -> None:
         self.sandbox = sandbox
         self.config = config
         self.log = log
+        self.status_key = status_key
         self.process: subprocess.Popen[bytes] | None = None
         self.restarts = 0
 
     def start(self) -> None:
         connected = self.sandbox.connections("event", BOT)
-        env = dict(os.environ, KNIGHTMATE_BOT_TOKEN=TOKEN)
+        env = dict(os.environ, KNIGHTMATE_BOT_TOKEN=TOKEN, KNIGHTMATE_STATUS_KEY=self.status_key)
         with self.log.open("ab") as output:
             self.process = subprocess.Popen([*OWN_COMMAND, "run", "--config", str(self.config)],
                                             stdout=output, stderr=subprocess.STDOUT, env=env)
@@ -310,6 +322,43 @@ def bot_metrics(port: int) -> list[str]:
             if not sample.name.endswith(("_bucket", "_created")) or sample.labels.get("le") == "+Inf"]
 
 
+class StatusReader:
+    """Reads the bot's status page's JSON every :data:`STATUS_READ_S` on a thread, as an open tab would."""
+
+    def __init__(self, port: int, key: str) -> None:
+        self._request = urllib.request.Request(f"http://127.0.0.1:{port}/api/status",
+                                               headers={"Cookie": f"knightmate_session_{port}={key}"})
+        self.reads = 0
+        self.failures = 0
+        self.last: dict[str, Any] = {}
+        self.last_bytes = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="status-reader", daemon=True)
+
+    def start(self) -> StatusReader:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(STATUS_READ_S):
+            self.reads += 1
+            try:
+                with urllib.request.urlopen(self._request, timeout=10) as response:
+                    body = response.read()
+                self.last, self.last_bytes = json.loads(body), len(body)
+            except (OSError, ValueError):   # the bot restarting, or an answer that is not JSON
+                self.failures += 1
+
+    def stop(self) -> str:
+        """Stops reading; one line on what was read."""
+        self._stop.set()
+        self._thread.join(15)
+        last = self.last
+        return (f"status page: {self.reads} reads, {self.failures} failed; the last answer {self.last_bytes} bytes: "
+                f"{len(last.get('playing', []))} in progress, {len(last.get('finished', []))} finished and "
+                f"{len(last.get('challenges', []))} challenges kept, up {last.get('uptime_s', 0):.0f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dialect", choices=("lichess", "pychess"), default="pychess")
@@ -325,6 +374,8 @@ def main() -> None:
     parser.add_argument("--log", type=Path, help="keep the bot's log here (it is deleted with the run otherwise)")
     parser.add_argument("--metrics-port", type=int, default=None, metavar="PORT",
                         help="have the bot serve its metrics on 127.0.0.1:PORT and print them at the end")
+    parser.add_argument("--status-port", type=int, default=None, metavar="PORT",
+                        help="have the bot serve its status page on 127.0.0.1:PORT, read every second")
     parser.add_argument("--keep-games", type=Path, default=None, metavar="DIR",
                         help="copy the bot's PGNs into DIR at the end")
     args = parser.parse_args()
@@ -337,10 +388,11 @@ def main() -> None:
         directory = Path(temporary)
         sandbox.add_account(BOT, token=TOKEN, bot=True)
         sandbox.add_opponent(OPPONENT, strategy="random")
-        bot = BotProcess(sandbox, write_config(sandbox, directory, args.engine, args.metrics_port),
-                         directory / "bot.log")
+        bot = BotProcess(sandbox, write_config(sandbox, directory, args.engine, args.metrics_port, args.status_port),
+                         directory / "bot.log", secrets.token_urlsafe(18))
         started = time.monotonic()
         bot.start()
+        status = StatusReader(args.status_port, bot.status_key).start() if args.status_port is not None else None
         end = started + args.minutes * 60
         next_sample = started
         stop = threading.Event()
@@ -370,6 +422,7 @@ def main() -> None:
             if taken is not None:
                 samples.append(taken)
             scraped = bot_metrics(args.metrics_port) if args.metrics_port is not None else []
+            status_line = status.stop() if status is not None else None
             code = bot.stop()
             report(args, samples, games, bot.restarts, len(declines))
             log_lines = (directory / "bot.log").read_text(errors="replace").splitlines()
@@ -377,6 +430,8 @@ def main() -> None:
             print(f"bot exit code {code}; log lines with ERROR or Traceback: {errors}")
             if scraped:
                 print("the bot's metrics at the end:\n  " + "\n  ".join(scraped))
+            if status_line is not None:
+                print(status_line)
             if args.keep_games is not None:
                 shutil.copytree(directory / "games", args.keep_games, dirs_exist_ok=True)
                 print(f"PGNs copied to {args.keep_games}")

@@ -23,6 +23,7 @@ import chess
 
 from bot.cli.wiring import BotThread
 from bot.config import BotSettings, ChallengeSettings, EngineSettings, GameSettings, Secret, ServerSettings, Settings
+from bot.console.server import STATUS_HOST
 from bot.games.storage import pgn_path
 from bot.sandbox import Sandbox
 from variant import STARTING_FEN, KnightmateBoard
@@ -49,9 +50,12 @@ def local_settings(url: str, dialect: str, directory: Path, *, move_time_ms: int
     )
 
 
-def main(dialect: str = "lichess", engine_command: tuple[str, ...] | None = None) -> int:
-    """Plays the demo; ``engine_command`` is an external UCI engine (``engine.command``), None the built-in one.
-    A bad engine raises :class:`~bot.thinking.sources.EngineStartError` before the game starts."""
+def main(dialect: str = "lichess", engine_command: tuple[str, ...] | None = None,
+         status_port: int | None = None) -> int:
+    """Plays the demo; ``engine_command`` is an external UCI engine (``engine.command``), None the built-in one;
+    ``status_port`` serves the bot's status page while the game lasts (its address printed with its key).
+    A bad engine raises :class:`~bot.thinking.sources.EngineStartError` before the game starts, a port
+    taken :class:`~bot.games.runner.StartupError`."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     token = secrets.token_urlsafe(16)
     with tempfile.TemporaryDirectory(prefix="knightmate-demo-") as temporary, \
@@ -60,7 +64,8 @@ def main(dialect: str = "lichess", engine_command: tuple[str, ...] | None = None
         sandbox.add_account(BOT, token=token, bot=True)
         sandbox.add_opponent(OPPONENT, bot=True, strategy="random")
         settings = local_settings(sandbox.url, dialect, directory)
-        settings = dataclasses.replace(settings, engine=dataclasses.replace(settings.engine, command=engine_command))
+        settings = dataclasses.replace(settings, engine=dataclasses.replace(settings.engine, command=engine_command),
+                                       bot=dataclasses.replace(settings.bot, status_port=status_port))
         engine = "the built-in engine" if engine_command is None else " ".join(engine_command)
         print(f"sandbox ({dialect} dialect) on {sandbox.url}; the bot is {BOT!r} ({engine}), "
               f"its opponent {OPPONENT!r}")
@@ -70,9 +75,12 @@ def main(dialect: str = "lichess", engine_command: tuple[str, ...] | None = None
 def _play(sandbox: Sandbox, settings: Settings, token: Secret) -> int:
     """The demo game, from the challenge to the PGN; the bot runs on a thread until it is over."""
     stop = threading.Event()
-    bot = BotThread(settings, token, stop).start()
+    status_key = secrets.token_urlsafe(18)
+    bot = BotThread(settings, token, stop, status_key=status_key).start()
     try:
         bot.wait_until(lambda timeout: sandbox.wait_connections("event", BOT, 1, timeout=timeout), CONNECT_TIMEOUT_S)
+        if settings.bot.status_port is not None:
+            print(f"the bot's status page: http://{STATUS_HOST}:{settings.bot.status_port}/?key={status_key}")
         challenge = sandbox.challenge(OPPONENT, BOT, limit_s=120, increment_s=1, color="random")
         print(f"{OPPONENT} challenges {BOT} to Knightmate 2+1: {sandbox.wait_challenge_answered(challenge, 10)}")
         game_id = sandbox.game_of_challenge(challenge)

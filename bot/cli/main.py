@@ -61,7 +61,7 @@ def _bot(args: argparse.Namespace) -> int:
         if args.command == "demo":
             from bot.cli.demo import main as play_demo  # the sandbox is loaded only for the demo
 
-            return play_demo(dialect=args.dialect, engine_command=args.engine)
+            return play_demo(dialect=args.dialect, engine_command=args.engine, status_port=args.status_port)
         command = {"run": operations.run, "upgrade": operations.upgrade, "health": operations.health,
                    "stop-after-games": operations.stop_after_games}[args.command]
         return command(args.config)
@@ -171,6 +171,19 @@ def _positive(text: str) -> int:
     return value
 
 
+def _status_port(text: str) -> int:
+    """``--status-port PORT`` checked as ``bot.status_port`` is."""
+    from bot.config import ConfigError, parse_settings
+
+    try:
+        port = parse_settings({"bot": {"status_port": int(text)}}).bot.status_port
+    except (ValueError, ConfigError) as error:
+        raise argparse.ArgumentTypeError(str(error) if isinstance(error, ConfigError)
+                                         else f"not a port number: {text!r}") from None
+    assert port is not None
+    return port
+
+
 def _command_line(text: str) -> tuple[str, ...]:
     """``--engine CMD`` read as ``engine.command`` reads it."""
     from bot.config import ConfigError, parse_settings
@@ -239,6 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_dialect(demo, "which server dialect the sandbox speaks")
     demo.add_argument("--engine", metavar="CMD", type=_command_line, default=None,
                       help="play with this UCI engine, e.g. /usr/games/fairy-stockfish (default: the built-in one)")
+    demo.add_argument("--status-port", metavar="PORT", type=_status_port, default=None,
+                      help="serve the bot's live status page on 127.0.0.1:PORT while the game lasts (bot.status_port)")
     demo.set_defaults(handler=_bot)
 
     sandbox = commands.add_parser("sandbox", help="run a local Lichess-style server to point a bot at")

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import threading
 import time
 from collections.abc import Callable
+from typing import Protocol, TypeVar
 
 from bot.config import Secret, Settings
+from bot.console.server import STATUS_HOST, StatusServer
 from bot.games.runner import Runner, StartupError
+from bot.games.status import StatusRecorder
 from bot.metrics import METRICS_HOST, MetricsServer
 from bot.remote.client import Client
 from bot.thinking.sources import open_move_sources
@@ -24,6 +28,18 @@ log = logging.getLogger(__name__)
 
 #: How often :meth:`BotThread.wait_until` looks whether the bot has stopped.
 WAIT_POLL_S = 0.5
+#: The environment variable that holds the status page's session key (else a new one each start).
+STATUS_KEY_ENV = "KNIGHTMATE_STATUS_KEY"
+
+
+class _Listening(Protocol):
+    @property
+    def url(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
+_Server = TypeVar("_Server", bound=_Listening)
 
 
 def search_workers(settings: Settings) -> int:
@@ -34,41 +50,55 @@ def search_workers(settings: Settings) -> int:
 
 
 def play_on_server(settings: Settings, token: Secret, stop: threading.Event, finish: threading.Event | None = None,
-                   started: Callable[[Runner], None] | None = None) -> int:
+                   started: Callable[[Runner], None] | None = None, status_key: str | None = None) -> int:
     """The bot on ``settings.server`` until ``stop`` (or, after ``finish``, until its games are over);
-    *started* is handed the runner before it runs (to read results). The exit code.
+    *started* is handed the runner before it runs (to read results); *status_key* opens the status
+    page (None: :data:`STATUS_KEY_ENV`, else a new key, logged with the page's address). The exit code.
 
     :raises: :exc:`~bot.thinking.sources.EngineStartError` (a bad ``engine.command``) before any
         challenge is accepted, :exc:`~bot.games.runner.StartupError` (the server refuses the account,
-        or ``bot.metrics_port`` is taken).
+        or ``bot.metrics_port`` or ``bot.status_port`` is taken).
     """
-    metrics = _metrics_server(settings.bot.metrics_port)
-    client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
-    workers = search_workers(settings)
+    status = StatusRecorder()
+    servers: list[_Listening] = []
+    client: Client | None = None
     try:
+        if settings.bot.metrics_port is not None:
+            servers.append(_listen("bot.metrics_port", METRICS_HOST, settings.bot.metrics_port, MetricsServer))
+            log.info("Prometheus metrics on %s", servers[-1].url)
+        if settings.bot.status_port is not None:
+            servers.append(status_page(settings.bot.status_port, status, status_key))
+        client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
+        workers = search_workers(settings)
         # An external engine is started and checked here, before any challenge can be accepted.
         with open_move_sources(settings.engine, workers) as engines:
-            runner = Runner(settings, client, engines, workers)
+            runner = Runner(settings, client, engines, workers, status)
             if started is not None:
                 started(runner)
             return runner.run(stop, finish)
     finally:
-        client.close()
-        if metrics is not None:
-            metrics.close()
+        if client is not None:
+            client.close()
+        for server in servers:
+            server.close()
 
 
-def _metrics_server(port: int | None) -> MetricsServer | None:
-    """``/metrics`` on 127.0.0.1 when ``bot.metrics_port`` asks for it; a port taken stops the start."""
-    if port is None:
-        return None
-    try:
-        server = MetricsServer(port)
-    except OSError as error:
-        raise StartupError(f"bot.metrics_port: cannot listen on {METRICS_HOST}:{port}: "
-                           f"{error.strerror or error}") from None
-    log.info("Prometheus metrics on %s", server.url)
+def status_page(port: int, status: StatusRecorder, key: str | None) -> StatusServer:
+    """The status page; its address is logged with the key only when the key is new (the operator
+    who set :data:`STATUS_KEY_ENV` knows it, and a key they chose stays out of the log)."""
+    given = key or os.environ.get(STATUS_KEY_ENV)
+    page_key = given or secrets.token_urlsafe(24)
+    server = _listen("bot.status_port", STATUS_HOST, port, lambda free: StatusServer(free, status, page_key))
+    log.info("status page on %s", server.url if given else f"{server.url}?key={page_key}")
     return server
+
+
+def _listen(key: str, host: str, port: int, start: Callable[[int], _Server]) -> _Server:
+    """A server of ours started on *port*; a port taken stops the start with one line naming *key*."""
+    try:
+        return start(port)
+    except OSError as error:
+        raise StartupError(f"{key}: cannot listen on {host}:{port}: {error.strerror or error}") from None
 
 
 class BotThread:
@@ -77,10 +107,11 @@ class BotThread:
     ends, since without the bot there is nothing left to do. Its error, if it failed, is kept for
     the caller's thread (:meth:`raise_error`)."""
 
-    def __init__(self, settings: Settings, token: Secret, stop: threading.Event) -> None:
+    def __init__(self, settings: Settings, token: Secret, stop: threading.Event, status_key: str | None = None) -> None:
         self._settings = settings
         self._token = token
         self._stop = stop
+        self._status_key = status_key
         self.runner: Runner | None = None
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="bot")
@@ -91,7 +122,7 @@ class BotThread:
 
     def _run(self) -> None:
         try:
-            play_on_server(self._settings, self._token, self._stop, started=self._started)
+            play_on_server(self._settings, self._token, self._stop, started=self._started, status_key=self._status_key)
         except Exception as error:  # handed to the caller's thread, which reports it
             self.error = error
         finally:

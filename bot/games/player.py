@@ -23,7 +23,8 @@ and within PLAYING, our move for the current ply (:class:`Stage`)::
 The places other features hook into: :meth:`GamePlayer._our_turn` (ask the engine, which also ends
 its ponder search), :meth:`GamePlayer._on_move_posted` (our move is on the server: ponder),
 :meth:`GamePlayer._finish` (game over: stop pondering; on pychess, ask the server how the game ended
-when the stream did not say, then write the PGN and say goodbye).
+when the stream did not say, then write the PGN and say goodbye), :meth:`GamePlayer._show` (the
+game as the status page shows it, at each state and each move posted).
 
 Each move is posted once. A post whose answer was lost, or that Lichess refused, is never repeated
 blindly: the game stream is reopened and its ``gameFull`` decides whether the move is still due.
@@ -53,6 +54,7 @@ from bot.games.deadlines import Deadlines
 from bot.games.printable import printable
 from bot.games.record import Game, Result
 from bot.games.round_fallback import RoundReader, disagreement, full_from_setup, setup_of, state_from_round
+from bot.games.status import StatusRecorder, game_view
 from bot.games.storage import StateFile, write_pgn
 from bot.metrics import ERRORS, MOVES_POSTED, THINK_SECONDS
 from bot.remote.client import Backoff, Client, ClientError, GameStreamLost, MoveOutcome
@@ -134,7 +136,7 @@ class GamePlayer:
 
     def __init__(self, game_id: str, *, client: Client, searcher: MoveSource, settings: Settings, username: str,
                  on_done: Callable[[str, Result | None], None], share: Callable[[], float] = lambda: 1.0,
-                 state: StateFile | None = None, resumed: bool = False) -> None:
+                 state: StateFile | None = None, resumed: bool = False, status: StatusRecorder | None = None) -> None:
         self.game_id = game_id
         self.client = client
         self.searcher = searcher
@@ -144,6 +146,8 @@ class GamePlayer:
         # Where the game's setup is kept for a restart, and whether this is one (its first move is quick).
         self.state = state
         self._resumed = resumed
+        # Where the status page reads this game from (none: not shown anywhere).
+        self.status = status
         engine = settings.engine
         self.game = Game(game_id, username, site=settings.server.url,
                          move_overhead_ms=engine.move_overhead_ms,
@@ -270,6 +274,7 @@ class GamePlayer:
             self._answer_chat(event)
             return
         self.game.apply(event)
+        self._show()
         first_full = isinstance(event, GameFull) and self._phase is Phase.STARTING
         if isinstance(event, GameFull):
             self._on_game_full()
@@ -417,6 +422,7 @@ class GamePlayer:
         if outcome is MoveOutcome.LANDED:
             game.note_own_move(move, clock_ms, posted_at)
             MOVES_POSTED.inc()
+            self._show()
             if result is not None and not result.from_book:
                 THINK_SECONDS.observe(result.time_ms / 1000)
             if offer:
@@ -545,17 +551,25 @@ class GamePlayer:
         result = game.result()
         if lost is not None and result.result == "*":
             result = Result("*", "unterminated", lost)
-        if game.state is not None:
-            path = write_pgn(self.settings.game.pgn_dir, self.game_id, game.pgn(result))
+        pgn = game.pgn(result) if game.state is not None else None
+        if pgn is not None:
+            path = write_pgn(self.settings.game.pgn_dir, self.game_id, pgn)
             log.info("game %s: over, %s (%s); PGN %s", self.game_id, result.result, result.reason, path)
         else:
             log.warning("game %s: over without a single state seen (%s); no PGN", self.game_id, result.reason)
+        if self.status is not None:
+            self.status.game_over(game_view(game), result, pgn)
         self.finished.set()
         # The slot is free before the goodbye, a courtesy that may wait on the network.
         self.on_done(self.game_id, result)
         # No goodbye to a game that never counted: an aborted game may be gone from the server already.
         if self.settings.game.goodbye and lost is None and game.state is not None and not game.aborted:
             self._chat(self._filled_in(self.settings.game.goodbye))
+
+    def _show(self) -> None:
+        """Hands the status page this game as it is now, while it is played."""
+        if self.status is not None and not self._leave.is_set():
+            self.status.game_seen(game_view(self.game))
 
     def _ask_how_it_ended(self) -> None:
         """The stream ended the game without a word on how (pychess): ask the server, once per game."""

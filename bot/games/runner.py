@@ -41,6 +41,7 @@ from bot.games.encounters import Encounters
 from bot.games.player import GamePlayer
 from bot.games.printable import printable
 from bot.games.record import Result
+from bot.games.status import StatusRecorder
 from bot.games.storage import StateFile, touch
 from bot.metrics import CHALLENGES, ERRORS, GAMES_ACTIVE, GAMES_FINISHED, GAMES_STARTED, game_result
 from bot.remote.client import Client, ClientError
@@ -72,8 +73,11 @@ class StartupError(Exception):
 
 
 class Runner:
-    def __init__(self, settings: Settings, client: Client, engines: MoveSources, workers: int) -> None:
+    def __init__(self, settings: Settings, client: Client, engines: MoveSources, workers: int,
+                 status: StatusRecorder | None = None) -> None:
         self.settings = settings
+        #: What the status page shows (:mod:`bot.console`), fed where the metrics are counted.
+        self.status = status if status is not None else StatusRecorder()
         self.workers = workers
         self.client = client
         self.engines = engines
@@ -201,6 +205,8 @@ class Runner:
         GAMES_ACTIVE.dec(len(players))
         for player in players:
             player.stop()
+        # After the stop: a stopped player shows its game no more.
+        self.status.games_left([player.game_id for player in players])
         for player in players:
             player.join(max(0.0, deadline - time.monotonic()))
         with self._lock:
@@ -329,10 +335,12 @@ class Runner:
                     self._encounters.accepted(challenge, time.monotonic())
                 self.client.accept(challenge.id)
                 CHALLENGES.labels(decision="accepted", reason="none").inc()
+                self.status.challenge_answered(challenge, decision)
                 log.info("%s: accepted", what)
             else:
                 self.client.decline(challenge.id, decision.reason or "generic")
                 CHALLENGES.labels(decision="declined", reason=decision.reason or "generic").inc()
+                self.status.challenge_answered(challenge, decision)
                 log.info("%s: declined (%s): %s", what, decision.reason, printable(decision.why))
         except Exception as error:  # ClientError, or a bug: either way the future would swallow it
             with self._lock:
@@ -388,7 +396,7 @@ class Runner:
             engine = self._game_engines[game_id] = self.engines.open(game_id)
             player = GamePlayer(game_id, client=self.client, searcher=engine, settings=self.settings,
                                 username=self.username, on_done=self._on_done, share=self.clock_share,
-                                state=self.state, resumed=resumed)
+                                state=self.state, resumed=resumed, status=self.status)
             self._players[game_id] = player
             # Started before the lock goes: shutdown joins every player it can see.
             self.state.add(game_id)

@@ -12,15 +12,10 @@ import json
 import logging
 import re
 import secrets
-import socket
-import sys
-import threading
-import time
 import urllib.parse
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
+from bot.httpd import ClosingServer, JsonHandler
 from bot.sandbox import websocket
 from bot.sandbox.chunked import ChunkedLines
 from bot.sandbox.faults import Faults
@@ -34,8 +29,6 @@ logger = logging.getLogger(__name__)
 #: The raw reply pychess writes inside a 200's chunked body when it will not open a game stream.
 RAW_CONFLICT = (b"HTTP/1.1 409 Conflict\r\nContent-Type: text/plain; charset=utf-8\r\n"
                 b"Content-Length: 8\r\n\r\nConflict")
-
-_MAX_BODY = 64 * 1024
 
 
 class Request:
@@ -94,93 +87,8 @@ ROUND_SOCKET = re.compile(r"/wsr/(?P<game>[A-Za-z0-9]+)/?")
 GUEST_COOKIE = "pychess-variants"
 
 
-class ClosingServer(ThreadingHTTPServer):
-    """A threading HTTP server that can close every connection at once, so that stop() never waits
-    on a client's idle keep-alive connection."""
-
-    daemon_threads = False
-    block_on_close = True
-    #: Room for a burst of connections (many bots or games connecting at once).
-    request_queue_size = 64
-
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
-        self._connections: set[socket.socket] = set()
-        self._connections_lock = threading.Lock()
-        if ":" in address[0]:
-            self.address_family = socket.AF_INET6
-        super().__init__(address, handler)
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        # Small writes (headers, then a body or a line) must not wait for delayed ACKs.
-        request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        with self._connections_lock:
-            self._connections.add(request)
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            with self._connections_lock:
-                self._connections.discard(request)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that went away mid-request (a bot killed, a browser tab closed) is no fault of
-        the server's: one line at debug level, not a traceback on stderr."""
-        error = sys.exc_info()[1]
-        if isinstance(error, ConnectionError):
-            logger.debug("client %s went away mid-request: %s", client_address[0], error)
-            return
-        super().handle_error(request, client_address)
-
-    def close_connections(self) -> None:
-        with self._connections_lock:
-            connections = list(self._connections)
-        for connection in connections:
-            try:
-                connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-
-class JsonHandler(BaseHTTPRequestHandler):
-    """HTTP/1.1 with bounded request bodies and JSON answers: what both of the sandbox's servers speak."""
-
-    protocol_version = "HTTP/1.1"
-    #: Headers every answer carries (a call's own headers win).
-    answer_headers: dict[str, str] = {}
-    #: When the request line arrived (``time.monotonic()``): a move is timed by this, so neither
-    #: the mover's clock nor the page's latency figures leave out the server's own delays.
-    received_at = 0.0
-
-    def parse_request(self) -> bool:
-        self.received_at = time.monotonic()
-        return super().parse_request()
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the stdlib's signature)
-        logger.debug("%s " + format, self.address_string(), *args)
-
-    def _read_body(self) -> bytes | None:
-        """The request's body; None (after a 400) when its length is bad or over the limit."""
-        length_text = self.headers.get("Content-Length") or "0"
-        try:
-            length = int(length_text)
-        except ValueError:
-            length = -1
-        if not 0 <= length <= _MAX_BODY:
-            self.close_connection = True
-            self._send_json(400, {"error": "bad Content-Length"})
-            return None
-        return self.rfile.read(length) if length else b""
-
-    def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in {**self.answer_headers, **(headers or {})}.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _send_json(self, status: int, obj: JsonObject) -> None:
-        self._send(status, json.dumps(obj).encode(), "application/json")
+class StreamingHandler(JsonHandler):
+    """:class:`~bot.httpd.JsonHandler` with ndjson streams: what both of the sandbox's servers speak."""
 
     def _start_ndjson(self) -> ChunkedLines:
         """Starts a streamed answer and returns its body. The connection closes after it, and a
@@ -207,7 +115,7 @@ class SandboxServer(ClosingServer):
         super().__init__(address, SandboxHandler)
 
 
-class SandboxHandler(JsonHandler):
+class SandboxHandler(StreamingHandler):
     server_version = "knightmate-sandbox"
     server: SandboxServer
     #: Seconds an idle keep-alive connection (or a stalled write) may last.

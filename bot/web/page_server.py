@@ -6,56 +6,39 @@ CDN, nothing fetched from elsewhere); everything it shows comes from the JSON of
 from the Bot API (which stays on loopback with the bot's token), so that ``--host`` exposes the page
 and never the bot's side.
 
-Who may use it: a browser that opened the URL ``play`` printed, ``/?key=KEY``, gets the key as an
-HttpOnly, SameSite=Strict session cookie named after the port (and a redirect to ``/``, so the key
-leaves the address bar); every API request needs that cookie, and every POST also the ``X-Knightmate-Play`` header the
-page sets (another site's page cannot set it without a CORS preflight, which is never granted). A
-request whose ``Host`` is not the address served is refused (DNS rebinding): for a specific
-address, that address or ``localhost`` with the port served; for a wildcard address, any literal
-IP address or ``localhost`` on any port (a container's port may be published as another), never a
-DNS name. This module speaks HTTP only.
+Who may use it: a browser that opened the URL ``play`` printed, ``/?key=KEY``, which opens a
+session (:class:`bot.httpd.Session`); every API request needs that session, and every POST also the
+``X-Knightmate-Play`` header the page sets (another site's page cannot set it without a CORS
+preflight, which is never granted). A request whose ``Host`` is not the address served is refused
+(:func:`bot.httpd.host_allowed`). This module speaks HTTP only.
 """
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
 import itertools
 import re
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
-from http.cookies import SimpleCookie
 from importlib import resources
 
 from bot.analysis import EngineCommand
-from bot.loopback import is_loopback
+from bot.httpd import SECURITY_HEADERS, STATIC_TYPES, ClosingServer, Session, host_allowed, is_wildcard
 from bot.sandbox.chunked import JsonObject, relay
-from bot.sandbox.handler import ClosingServer, JsonHandler
+from bot.sandbox.handler import StreamingHandler
 from bot.sandbox.human import HumanSeat
 from bot.sandbox.world import ApiError
 from bot.web.analysis_board import Analyser, position_json, read_paste
 from bot.web.game_review import Reviewer
 from bot.web.puzzle_set import PuzzleFilter, PuzzleSet
 
-#: The session cookie's name, before the port: cookies ignore ports, and two pages on two ports of
-#: one host must not take each other's session.
-COOKIE_PREFIX = "knightmate_session_"
 #: The header every state-changing request must carry (the page sets it).
 CSRF_HEADER = "X-Knightmate-Play"
 #: Seconds between keep-alive newlines on a quiet stream.
 KEEPALIVE_S = 5.0
 
-STATIC_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
-                ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml", ".wav": "audio/wav",
-                ".txt": "text/plain; charset=utf-8"}
 #: A static file's name: in the folder itself or one of its subfolders (the vendored board, the
 #: pieces, the sounds); no other path reaches the disk.
 STATIC_NAME = re.compile(r"(?:(?:vendor|pieces|sounds)/)?[a-z0-9-]+\.[a-z]+")
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
 
 #: Fetches the bot's own PGN file of a finished game, or None when there is none.
 PgnSource = Callable[[str], "str | None"]
@@ -70,18 +53,17 @@ class PageServer(ClosingServer):
                  engine: EngineCommand | None = None, *, puzzles: PuzzleSet | None = None) -> None:
         self.seat = seat
         self.puzzles = puzzles if puzzles is not None else PuzzleSet()
-        self.key = key
         self.bot_pgn = bot_pgn
         self.analyser = Analyser(engine)
         self.reviewer = Reviewer(engine)
         super().__init__(address, PageHandler)
         self.port = self.server_address[1]
-        self.cookie = f"{COOKIE_PREFIX}{self.port}"
+        self.session = Session(key, self.port)
 
     @property
     def url(self) -> str:
         host = str(self.server_address[0])
-        if _is_wildcard(host):
+        if is_wildcard(host):
             host = "::1" if ":" in host else "127.0.0.1"
         shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{self.port}"
@@ -90,41 +72,7 @@ class PageServer(ClosingServer):
         return host_allowed(header, str(self.server_address[0]), self.port)
 
 
-def host_allowed(header: str | None, bound: str, port: int) -> bool:
-    """Whether a request's ``Host`` names the address *bound*:*port* (see the module docstring)."""
-    if not header:
-        return False
-    split = urllib.parse.urlsplit(f"//{header}")
-    try:
-        hostname, asked_port = split.hostname, split.port
-    except ValueError:
-        return False
-    if hostname is None:
-        return False
-    if _is_wildcard(bound):
-        # Any of the machine's addresses, and any port: a container's page is published on another.
-        return hostname == "localhost" or _is_ip_address(hostname)
-    if (asked_port or 80) != port:
-        return False
-    if hostname == "localhost":
-        return is_loopback(bound)
-    return _is_ip_address(hostname) and ipaddress.ip_address(hostname) == ipaddress.ip_address(bound)
-
-
-def _is_ip_address(hostname: str) -> bool:
-    """Whether *hostname* is an address, not a DNS name (which is what a rebinding attack sends)."""
-    try:
-        ipaddress.ip_address(hostname)
-    except ValueError:
-        return False
-    return True
-
-
-def _is_wildcard(host: str) -> bool:
-    return ipaddress.ip_address(host).is_unspecified
-
-
-class PageHandler(JsonHandler):
+class PageHandler(StreamingHandler):
     server_version = "knightmate-play"
     server: PageServer
     timeout = 120
@@ -147,7 +95,7 @@ class PageHandler(JsonHandler):
         if method == "GET" and not url.path.startswith("/api/"):
             self._static(url)
             return
-        if not self._has_session():
+        if not self.server.session.holds(self.headers.get("Cookie")):
             self._send_json(401, {"error": "Open the address `knightmate-bot play` printed: it carries the key."})
             return
         if method == "POST" and self.headers.get(CSRF_HEADER) != "1":
@@ -169,12 +117,8 @@ class PageHandler(JsonHandler):
     def _static(self, url: urllib.parse.SplitResult) -> None:
         query = dict(urllib.parse.parse_qsl(url.query))
         if url.path == "/" and "key" in query:
-            if not hmac.compare_digest(query["key"].encode(), self.server.key.encode()):
-                self._send(403, b"That key is not this server's: open the address knightmate-bot play printed.",
-                           "text/plain; charset=utf-8")
-                return
-            cookie = f"{self.server.cookie}={self.server.key}; HttpOnly; SameSite=Strict; Path=/"
-            self._send(303, b"", "text/plain", {"Location": "/", "Set-Cookie": cookie})
+            self._open_session(self.server.session, query["key"],
+                               "That key is not this server's: open the address knightmate-bot play printed.")
             return
         name = "index.html" if url.path == "/" else url.path.removeprefix("/static/")
         suffix = name[name.rfind("."):] if "." in name else ""
@@ -186,15 +130,6 @@ class PageHandler(JsonHandler):
             self._send_json(404, {"error": "Not found"})
             return
         self._send(200, resource.read_bytes(), STATIC_TYPES[suffix], {"Cache-Control": "no-cache"})
-
-    def _has_session(self) -> bool:
-        cookies = SimpleCookie()
-        try:
-            cookies.load(self.headers.get("Cookie") or "")
-        except Exception:  # http.cookies raises its own CookieError for a malformed header
-            return False
-        morsel = cookies.get(self.server.cookie)
-        return morsel is not None and hmac.compare_digest(morsel.value.encode(), self.server.key.encode())
 
     # Actions.
 

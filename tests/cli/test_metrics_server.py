@@ -15,6 +15,7 @@ from bot.cli.wiring import play_on_server
 from bot.config import Secret, load_settings
 from bot.games.runner import StartupError
 from bot.metrics import CHALLENGES, MetricsServer, game_result, http_error_kind
+from tests.helpers.addresses import own_addresses
 from tests.helpers.prometheus import scrape, value
 
 
@@ -40,24 +41,11 @@ def test_the_endpoint_serves_the_text_format_on_loopback_only() -> None:
         after = value(scrape(server.url), "knightmate_bot_challenges_total", decision="declined", reason="later")
         assert after == before + 1
         assert server.url.startswith("http://127.0.0.1:")
-        address = next(address for address in _own_addresses() if not address.startswith("127."))
+        address = next(address for address in own_addresses() if not address.startswith("127."))
         with pytest.raises(OSError), socket.create_connection((address, server.port), timeout=2):
             pass
     finally:
         server.close()
-
-
-def _own_addresses() -> list[str]:
-    """This machine's IPv4 addresses, the loopback's among them; a test that needs another skips without."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))     # TEST-NET-1: nothing is sent, the route picks an address
-            addresses = [probe.getsockname()[0]]
-        except OSError:
-            addresses = []
-    if not [address for address in addresses if not address.startswith("127.")]:
-        pytest.skip("no address besides the loopback")
-    return addresses
 
 
 def test_a_metrics_port_already_taken_stops_the_start_with_one_line(tmp_path: Path) -> None:

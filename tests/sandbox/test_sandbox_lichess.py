@@ -352,7 +352,7 @@ def test_a_client_gone_mid_request_is_a_debug_line_not_a_traceback(
             if "went away mid-request" in record.getMessage():
                 noted.set()
 
-    log = logging.getLogger("bot.sandbox.handler")
+    log = logging.getLogger("bot.httpd")
     handler, level = Noted(logging.DEBUG), log.level
     log.addHandler(handler)
     log.setLevel(logging.DEBUG)

@@ -29,11 +29,12 @@ from bot.cli.local_page import PlayError, announce, check_host
 from bot.cli.main import main
 from bot.engine import levels
 from bot.engine.uci import ENGINE_NAME
+from bot.httpd import host_allowed
 from bot.own_command import OWN_COMMAND
 from bot.sandbox import Sandbox, human
 from bot.sandbox.opponents import strength_options
 from bot.web.analysis_board import score_json
-from bot.web.page_server import CSRF_HEADER, PageServer, PgnSource, host_allowed
+from bot.web.page_server import CSRF_HEADER, PageServer, PgnSource
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish, recorded, wait_until
 from variant import KnightmateBoard
 
@@ -46,7 +47,7 @@ class Served:
         self.page = page
         self.url = page.url
         self.session = requests.Session()
-        self.session.cookies.set(page.cookie, KEY)
+        self.session.cookies.set(page.session.cookie, KEY)
 
     def post(self, path: str, form: dict[str, Any] | None = None, **headers: str) -> requests.Response:
         return self.session.post(self.url + path, data=form or {}, headers={CSRF_HEADER: "1", **headers}, timeout=10)
@@ -109,7 +110,7 @@ def test_the_printed_key_becomes_an_http_only_strict_cookie(served: Served) -> N
 
 def test_the_api_needs_the_session_cookie(served: Served) -> None:
     assert requests.get(f"{served.url}/api/account", timeout=10).status_code == 401
-    guessed = {served.page.cookie: "guess"}
+    guessed = {served.page.session.cookie: "guess"}
     assert requests.get(f"{served.url}/api/account", cookies=guessed, timeout=10).status_code == 401
     assert served.get("/api/account").json()["bot"] == "statue"
     assert requests.get(f"{served.url}/", timeout=10).status_code == 200  # the page itself is public

@@ -185,7 +185,7 @@ def page(puzzles: PuzzleSet) -> Iterator[PageServer]:
 
 def test_the_puzzle_routes_answer_behind_the_session_and_host_checks(page: PageServer) -> None:
     session = requests.Session()
-    session.cookies.set(page.cookie, KEY)
+    session.cookies.set(page.session.cookie, KEY)
 
     def get(path: str, **headers: str) -> requests.Response:
         return session.get(page.url + path, headers=headers, timeout=10)
@@ -196,7 +196,7 @@ def test_the_puzzle_routes_answer_behind_the_session_and_host_checks(page: PageS
     assert get("/api/puzzles/nothere").status_code == 404
     for path in ("/api/puzzles", "/api/puzzles/kmOne"):
         assert requests.get(page.url + path, timeout=10).status_code == 401
-        assert requests.get(page.url + path, cookies={page.cookie: "guess"}, timeout=10).status_code == 401
+        assert requests.get(page.url + path, cookies={page.session.cookie: "guess"}, timeout=10).status_code == 401
         assert get(path, Host=f"rebound.example:{page.port}").status_code == 421
 
 
