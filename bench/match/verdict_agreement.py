@@ -67,7 +67,7 @@ class Marks:
 
 
 @dataclass
-class Tally:
+class MarkAgreement:
     """The built-in engine's marks on one curve against Fairy-Stockfish's, summed over games."""
 
     ours: int = 0
@@ -149,7 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{name}, {limit}: {sum(len(p) for p in searched[name])} positions in "
               f"{time.monotonic() - started:.0f} s", flush=True)
 
-    tallies = {"before (Lichess's curve)": (LICHESS_CURVE, Tally()), "after (its own curve)": (BUILTIN_CURVE, Tally())}
+    tallies = {"before (Lichess's curve)": (LICHESS_CURVE, MarkAgreement()),
+               "after (its own curve)": (BUILTIN_CURVE, MarkAgreement())}
     for number, game in enumerate(games, start=1):
         theirs = judged(game, searched["Fairy-Stockfish"][number - 1], LICHESS_CURVE)
         line = [f"game {number} ({len(list(game.mainline_moves()))} plies): Fairy-Stockfish {sorted(theirs.serious)}"]

@@ -8,7 +8,7 @@ never the network, the bot's games, the sandbox or the web page (which use it).
 * :mod:`bot.analysis.judgement`: winning chances on the judging engine's curve; Lichess's errors and accuracy.
 * :mod:`bot.analysis.annotate`: the analysed game as an annotated PGN.
 * :mod:`bot.analysis.pgn_input`: PGN read as Knightmate games, each game's problem in one sentence.
-* :mod:`bot.analysis.puzzles`: puzzles mined from a game; :mod:`bot.analysis.puzzle_csv`: Lichess's
+* :mod:`bot.analysis.puzzle_mining`: puzzles mined from a game; :mod:`bot.analysis.puzzle_csv`: Lichess's
   puzzle CSV and the starter set shipped in ``data/puzzles.csv``.
 * :mod:`bot.analysis.tries`: a move tried in place of an error, judged (learn from your mistakes).
 """

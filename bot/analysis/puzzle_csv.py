@@ -12,7 +12,7 @@ import csv
 from collections.abc import Iterable
 from typing import TextIO
 
-from bot.analysis.puzzles import Puzzle
+from bot.analysis.puzzle_mining import Puzzle
 from variant import KnightmateBoard
 
 COLUMNS = ("PuzzleId", "FEN", "Moves", "Rating", "RatingDeviation", "Popularity", "NbPlays", "Themes", "GameUrl",

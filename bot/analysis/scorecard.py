@@ -58,7 +58,7 @@ class GameLine:
 
 
 @dataclass(frozen=True)
-class Tally:
+class GroupScore:
     """A group of games summed up."""
     games: int
     wins: int
@@ -71,7 +71,7 @@ class Tally:
     lowest_clock_ms: int | None
 
     @classmethod
-    def of(cls, lines: Sequence[GameLine]) -> Tally:
+    def of(cls, lines: Sequence[GameLine]) -> GroupScore:
         scores = [line.score for line in lines if line.score is not None]
         thinks = [think for line in lines for think in line.think_times_ms]
         clocks = [line.lowest_clock_ms for line in lines if line.lowest_clock_ms is not None]
@@ -86,10 +86,10 @@ class Tally:
 @dataclass(frozen=True)
 class Scorecard:
     player: str
-    overall: Tally
-    by_opponent: dict[str, Tally]
-    by_time_control: dict[str, Tally]
-    by_opening: dict[str, Tally]
+    overall: GroupScore
+    by_opponent: dict[str, GroupScore]
+    by_time_control: dict[str, GroupScore]
+    by_opening: dict[str, GroupScore]
     lost_on_time: tuple[GameLine, ...]
     unfinished: tuple[GameLine, ...]
 
@@ -136,7 +136,7 @@ def scorecard(games: Sequence[chess.pgn.Game], player: str, opening_plies: int =
     """The games of *player* (named without regard to case) summed up."""
     lines = [game_line(game, player, opening_plies) for game in games]
     return Scorecard(
-        player=player, overall=Tally.of(lines),
+        player=player, overall=GroupScore.of(lines),
         by_opponent=_grouped(lines, lambda line: line.opponent),
         by_time_control=_grouped(lines, lambda line: line.time_control),
         by_opening=_grouped(lines, lambda line: line.opening),
@@ -145,12 +145,13 @@ def scorecard(games: Sequence[chess.pgn.Game], player: str, opening_plies: int =
     )
 
 
-def _grouped(lines: Sequence[GameLine], key: Callable[[GameLine], str]) -> dict[str, Tally]:
+def _grouped(lines: Sequence[GameLine], key: Callable[[GameLine], str]) -> dict[str, GroupScore]:
     """Tallies by *key*, the group with the most games first (then by name)."""
     groups: dict[str, list[GameLine]] = {}
     for line in lines:
         groups.setdefault(key(line), []).append(line)
-    return {name: Tally.of(group) for name, group in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))}
+    biggest_first = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
+    return {name: GroupScore.of(group) for name, group in biggest_first}
 
 
 def game_line(game: chess.pgn.Game, player: str, opening_plies: int = 2) -> GameLine:

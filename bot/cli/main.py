@@ -141,7 +141,7 @@ def _puzzles(args: argparse.Namespace) -> int:
 
     from bot.analysis import AnalysisEngineError
     from bot.analysis.pgn_input import PgnInputError
-    from bot.analysis.puzzles import MiningLimits
+    from bot.analysis.puzzle_mining import MiningLimits
     from bot.cli.puzzles import PuzzlesError, run
 
     limits = MiningLimits(scan=chess.engine.Limit(depth=args.depth), check=chess.engine.Limit(depth=args.check_depth))

@@ -2,9 +2,9 @@
 
 The games are read as ``analyse`` reads them (:mod:`bot.cli.game_files`): a game that cannot be
 used is named on standard error and passed over. Each game is mined by
-:func:`bot.analysis.puzzles.mine_game` with the built-in engine or ``--engine``; with
+:func:`bot.analysis.puzzle_mining.mine_game` with the built-in engine or ``--engine``; with
 ``--check-with``, a second engine must agree with every solver move
-(:func:`~bot.analysis.puzzles.confirmed_by`), as the starter set is checked by Fairy-Stockfish.
+(:func:`~bot.analysis.puzzle_mining.confirmed_by`), as the starter set is checked by Fairy-Stockfish.
 The CSV is written once every game is mined, or at Ctrl-C with the games mined so far (the same
 puzzle found twice is written once); a progress bar shows on a terminal, and one summary line
 ends the run.
@@ -20,7 +20,7 @@ from typing import TextIO
 
 from bot.analysis import EngineCommand, close_engine, engine_name
 from bot.analysis.puzzle_csv import write_puzzles
-from bot.analysis.puzzles import MiningLimits, Puzzle, confirmed_by, mine_game
+from bot.analysis.puzzle_mining import MiningLimits, Puzzle, confirmed_by, mine_game
 from bot.cli.exit_codes import EXIT_ALL_DONE, EXIT_SOME_PASSED_OVER
 from bot.cli.game_files import advance, positions_bar, usable_games
 from variant import KnightmateBoard

@@ -24,12 +24,12 @@ import chess
 import chess.pgn
 
 from bot.analysis.pgn_input import PgnInputError, pgn_files, read_error, read_file
-from bot.analysis.scorecard import GameLine, Scorecard, ScorecardError, Tally, likely_player, scorecard
+from bot.analysis.scorecard import GameLine, GroupScore, Scorecard, ScorecardError, likely_player, scorecard
 
 #: Groups shown per table on the terminal, the biggest first; CSV and JSON have them all.
 TABLE_ROWS = 20
 
-_TALLY_FIELDS = [item.name for item in fields(Tally)]
+_TALLY_FIELDS = [item.name for item in fields(GroupScore)]
 
 
 class StatsError(Exception):
@@ -72,7 +72,7 @@ def _check(name: str, game: chess.pgn.Game) -> None:
 
 # -- the three formats ---------------------------------------------------------------------------
 
-def _groups(card: Scorecard) -> list[tuple[str, dict[str, Tally]]]:
+def _groups(card: Scorecard) -> list[tuple[str, dict[str, GroupScore]]]:
     return [("all", {"all games": card.overall}), ("opponent", card.by_opponent),
             ("time control", card.by_time_control), ("first moves", card.by_opening)]
 

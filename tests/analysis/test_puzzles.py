@@ -13,20 +13,13 @@ import pytest
 
 from bot.analysis import EngineCommand, close_engine
 from bot.analysis.puzzle_csv import COLUMNS, PuzzleCsvError, read_puzzles, write_puzzles
-from bot.analysis.puzzles import MiningLimits, Puzzle, confirmed_by, mine_game, only_winning_move, solve
+from bot.analysis.puzzle_mining import MiningLimits, Puzzle, confirmed_by, mine_game, only_winning_move, solve
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish
+from tests.helpers.pgn_games import MATE_IN_ONE, QUEEN_HANGS, QUEEN_HANGS_TWICE
 from variant import KnightmateBoard
 
 Cp, Mate = chess.engine.Cp, chess.engine.Mate
 LIMITS = MiningLimits(scan=chess.engine.Limit(depth=6), check=chess.engine.Limit(depth=10))
-
-#: White's 5. Qxb6?? and only 5... cxb6 wins the queen (the a-pawn has gone to a5).
-QUEEN_HANGS = ("rmbqkbmr/2p1pppp/1p6/p7/2p5/1Q5P/PP1PPPP1/RMB1KBMR w KQkq - 0 5", ["b3b6", "c7b6"])
-#: The same, but with the a-pawn at home: 5... axb6 and 5... cxb6 both win the queen.
-QUEEN_HANGS_TWICE = ("rmbqkbmr/p1p1pppp/1p6/8/2p5/1Q5P/PP1PPPP1/RMB1KBMR w KQkq - 0 5", ["b3b6", "c7b6"])
-#: Black's 8... f5?? and 9. Qg6# (the royal knight on h7 has no square left).
-MATE_IN_ONE = ("rmb2bmr/1p1ppppk/p1pQ3p/8/1q1PP3/2PBB3/PP3PPP/RM2K1MR b KQ - 0 8", ["f7f5", "d6g6"])
-
 
 @pytest.fixture(scope="module")
 def engine() -> Iterator[chess.engine.SimpleEngine]:

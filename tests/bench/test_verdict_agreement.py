@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.match.verdict_agreement import Marks, Tally, read_games
+from bench.match.verdict_agreement import MarkAgreement, Marks, read_games
 
 
 def test_recall_precision_and_any_mark_count_the_plies_both_engines_mark() -> None:
     fairy_stockfish = Marks(serious=frozenset({3, 8, 20, 31}), any=frozenset({3, 8, 11, 20, 31}), accuracies=(80, 60))
     builtin = Marks(serious=frozenset({8, 31, 40}), any=frozenset({8, 20, 31, 40}), accuracies=(84, None))
-    tally = Tally()
+    tally = MarkAgreement()
     tally.add(builtin, fairy_stockfish)
     assert (tally.ours, tally.theirs, tally.both, tally.theirs_with_any_mark) == (3, 4, 2, 3)
     assert tally.accuracy_gaps == [4]  # a side without a move (None) is left out

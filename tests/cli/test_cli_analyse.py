@@ -11,25 +11,10 @@ import chess.pgn
 import pytest
 
 from bot.cli.main import main
+from tests.helpers.pgn_games import BLUNDER_SANS, write_game
 from tests.helpers.terminal import stderr_on_a_terminal
-from variant import KnightmateBoard
 
-#: 2. Qg4 hangs the queen to the c8 bishop.
-BLUNDER_SANS = ["e4", "d5", "Qg4", "Bxg4", "f3", "Bd7"]
 DEPTH = ["--depth", "3"]
-
-
-def write_game(path: Path, sans: list[str] = BLUNDER_SANS, white: str = "alice") -> Path:
-    """A bot-like PGN of the game *sans*, with clock comments, written by python-chess."""
-    board = KnightmateBoard()
-    for san in sans:
-        board.push_san(san)
-    game = chess.pgn.Game.from_board(board)
-    game.headers.update({"Event": "test", "White": white, "Black": "bob", "Variant": "Knightmate"})
-    for ply, node in enumerate(game.mainline()):
-        node.set_clock(180 - ply)
-    path.write_text(str(game) + "\n", encoding="utf-8")
-    return path
 
 
 def read_games(text: str) -> list[chess.pgn.Game]:

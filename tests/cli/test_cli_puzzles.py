@@ -11,7 +11,7 @@ import pytest
 
 from bot.analysis.puzzle_csv import COLUMNS
 from bot.cli.main import main
-from tests.analysis.test_puzzles import MATE_IN_ONE, QUEEN_HANGS
+from tests.helpers.pgn_games import MATE_IN_ONE, QUEEN_HANGS
 from tests.helpers.terminal import stderr_on_a_terminal
 from variant import KnightmateBoard
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli_analyse import write_game
+from tests.helpers.pgn_games import write_game
 
 ROOT = Path(__file__).resolve().parents[2]
 #: What a fresh clone does not have: builds, environments, caches and compiled modules.
