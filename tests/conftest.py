@@ -27,11 +27,14 @@ A fixture that differs by module says so with a marker, read where the fixture i
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.remote.webdriver import WebDriver
 
+from bench.page import browser_page
 from bot.sandbox import Sandbox
 from bot.sandbox.imitations import IMITATIONS
 from bot.thinking.search_pool import SearchPool
@@ -95,3 +98,25 @@ def searcher(request: pytest.FixtureRequest) -> Iterator[SearchPool]:
     pool.warm_up()
     yield pool
     pool.close()
+
+
+# -- the page in Chromium (bench.page.browser_page) ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def downloads(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the module's browser saves what the page downloads."""
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def driver(downloads: Path) -> Iterator[WebDriver]:
+    """Headless Chromium for a module's page tests: skipped without one, failed instead where
+    KNIGHTMATE_REQUIRE_BROWSER=1 (CI) says the browser tests must run."""
+    problem = browser_page.missing()
+    if problem is not None:
+        if os.environ.get("KNIGHTMATE_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"the browser tests must run here: {problem}")
+        pytest.skip(f"no browser for the page tests: {problem}")
+    with browser_page.chromium(downloads) as chrome:
+        yield chrome

@@ -7,7 +7,6 @@ opponent resigns, the finished result with its PGN link. Screenshots go to ``tes
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import threading
 from collections.abc import Iterator
@@ -17,7 +16,6 @@ import pytest
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
-from bench.page import browser_page
 from bench.page.browser_page import WAIT_S, Page
 from bot.cli.wiring import BotThread
 from bot.config import Secret
@@ -31,17 +29,6 @@ SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 KEY = "the-status-key"
 #: A searched evaluation as the page writes it: a score in pawns or a mate, at a depth.
 SEARCHED = re.compile(r"^(?:[+-]\d+\.\d\d|#-?\d+) at depth \d+: \S")
-
-
-@pytest.fixture
-def driver(tmp_path: Path) -> Iterator[WebDriver]:
-    problem = browser_page.missing()
-    if problem is not None:
-        if os.environ.get("KNIGHTMATE_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"the browser tests must run here: {problem}")
-        pytest.skip(f"no browser for the page tests: {problem}")
-    with browser_page.chromium(tmp_path / "downloads") as chrome:
-        yield chrome
 
 
 @pytest.fixture

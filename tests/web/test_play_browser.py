@@ -8,7 +8,6 @@ so a 1+0 challenge shows its decline reason. Screenshots go to ``tests/screensho
 from __future__ import annotations
 
 import io
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -60,11 +59,6 @@ bot:
 
 
 @pytest.fixture(scope="module")
-def downloads(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("downloads")
-
-
-@pytest.fixture(scope="module")
 def pgn_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("games")
 
@@ -75,17 +69,6 @@ def url(tmp_path_factory: pytest.TempPathFactory, pgn_dir: Path) -> Iterator[str
     config.write_text(CONFIG.format(pgn_dir=pgn_dir), encoding="utf-8")
     with browser_page.play_server(config) as page_url:
         yield page_url
-
-
-@pytest.fixture(scope="module")
-def driver(downloads: Path) -> Iterator[WebDriver]:
-    problem = browser_page.missing()
-    if problem is not None:
-        if os.environ.get("KNIGHTMATE_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"the browser tests must run here: {problem}")
-        pytest.skip(f"no browser for the page tests: {problem}")
-    with browser_page.chromium(downloads) as chrome:
-        yield chrome
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ with the puzzles of ``data/puzzles.csv``; screenshots go to ``tests/screenshots`
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +15,6 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select
 
-from bench.page import browser_page
 from bench.page.browser_page import Page
 from bot.sandbox import Sandbox
 from bot.web.page_server import PageServer
@@ -26,17 +24,6 @@ SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 PUZZLES_CSV = Path(__file__).resolve().parent / "data" / "puzzles.csv"
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
-    problem = browser_page.missing()
-    if problem is not None:
-        if os.environ.get("KNIGHTMATE_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"the browser tests must run here: {problem}")
-        pytest.skip(f"no browser for the page tests: {problem}")
-    with browser_page.chromium(tmp_path_factory.mktemp("downloads")) as chrome:
-        yield chrome
 
 
 @pytest.fixture(scope="module")
