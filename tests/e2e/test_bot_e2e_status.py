@@ -5,9 +5,7 @@ the page keeps its Host check and its session."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,39 +15,20 @@ import pytest
 import requests
 
 from bot.cli.wiring import BotThread
-from bot.config import Secret
 from bot.sandbox import Sandbox
-from tests.helpers.bot_harness import BOT, GAME_TIMEOUT_S, TOKEN, bot_settings, decline_reason, make_sandbox, play
+from tests.helpers.bot_harness import GAME_TIMEOUT_S, decline_reason, play
 from tests.helpers.engine_processes import wait_until
-from tests.helpers.prometheus import free_port
+from tests.helpers.status_bot import running_status_bot
 from variant import KnightmateBoard
 
 KEY = "the-status-key"
 
 
-@pytest.fixture(params=("lichess", "pychess"))
-def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
-    server = make_sandbox(request.param)
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def status_bot(sandbox: Sandbox, tmp_path: Path) -> Iterator[tuple[BotThread, str]]:
-    """The bot with its status page on, connected; and the page's address."""
-    port = free_port()
-    settings = bot_settings(sandbox, tmp_path)
-    settings = dataclasses.replace(settings, bot=dataclasses.replace(settings.bot, status_port=port))
-    stop = threading.Event()
-    connected = sandbox.connections("event", BOT)
-    bot = BotThread(settings, Secret(TOKEN), stop, status_key=KEY).start()
-    try:
-        bot.wait_until(lambda timeout_s: sandbox.wait_connections("event", BOT, connected + 1, timeout=timeout_s), 30)
-        yield bot, f"http://127.0.0.1:{port}"
-    finally:
-        stop.set()
-        bot.join(15)
-    bot.raise_error()
+    """The bot with its status page on, connected, in each dialect; and the page's address."""
+    with running_status_bot(sandbox, tmp_path, KEY) as running:
+        yield running
 
 
 def logged_in(url: str) -> requests.Session:

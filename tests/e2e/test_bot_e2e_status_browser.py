@@ -6,9 +6,7 @@ opponent resigns, the finished result with its PGN link. Screenshots go to ``tes
 
 from __future__ import annotations
 
-import dataclasses
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,11 +15,9 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
 from bench.page.browser_page import WAIT_S, Page
-from bot.cli.wiring import BotThread
-from bot.config import Secret
 from bot.sandbox import Sandbox
-from tests.helpers.bot_harness import BOT, TOKEN, bot_settings, decline_reason, make_sandbox, play
-from tests.helpers.prometheus import free_port
+from tests.helpers.bot_harness import decline_reason, make_sandbox, play
+from tests.helpers.status_bot import running_status_bot
 
 pytestmark = pytest.mark.browser
 
@@ -41,16 +37,9 @@ def sandbox() -> Iterator[Sandbox]:
 
 def test_the_page_shows_a_game_in_progress_with_its_evaluation_then_its_result(
         driver: WebDriver, sandbox: Sandbox, tmp_path: Path) -> None:
-    port = free_port()
-    settings = bot_settings(sandbox, tmp_path)
-    settings = dataclasses.replace(settings, bot=dataclasses.replace(settings.bot, status_port=port))
-    stop = threading.Event()
-    connected = sandbox.connections("event", BOT)
-    bot = BotThread(settings, Secret(TOKEN), stop, status_key=KEY).start()
-    try:
-        bot.wait_until(lambda timeout_s: sandbox.wait_connections("event", BOT, connected + 1, timeout=timeout_s), 30)
+    with running_status_bot(sandbox, tmp_path, KEY) as (_, url):
         page = Page(driver)
-        page.open(f"http://127.0.0.1:{port}/?key={KEY}")
+        page.open(f"{url}/?key={KEY}")
         assert decline_reason(sandbox, "human", variant="chess") == "variant"
         game_id = play(sandbox, "randy")
         card = f'article.game[data-game="{game_id}"]'
@@ -78,7 +67,3 @@ def test_the_page_shows_a_game_in_progress_with_its_evaluation_then_its_result(
         assert links[-1].text == "PGN" and links[-1].get_attribute("href").endswith(f"/api/games/{game_id}/pgn")
         assert page.find("#problem").get_attribute("hidden") is not None
         driver.save_screenshot(str(SCREENSHOTS / "status-finished.png"))
-    finally:
-        stop.set()
-        bot.join(15)
-    bot.raise_error()
