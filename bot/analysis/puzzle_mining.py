@@ -17,6 +17,10 @@ How a game is mined:
    the mate: a mating line whose move stops being unique is dropped, except the mating move
    itself (Lichess accepts any mate in one there).
 
+Every threshold is read on the curve of the engine that judges (:class:`WinningChancesCurve`):
+the percentages are Lichess's, and an engine whose centipawns are smaller (the built-in one) reaches
+them with fewer of its own, so the built-in engine and Fairy-Stockfish find the same puzzles.
+
 Themes, as Lichess names them: ``mate`` and ``mateIn1``..``mateIn5``; else ``crushing`` (the
 solver ends :data:`CRUSHING_CP` or more up) or ``advantage``; ``oneMove``, ``short``, ``long``,
 ``veryLong`` by the solver's moves; ``opening``/``middlegame``/``endgame`` by the position;
@@ -37,7 +41,7 @@ from dataclasses import dataclass
 import chess
 import chess.engine
 
-from bot.analysis.judgement import win_percent
+from bot.analysis.judgement import WinningChancesCurve, win_percent
 from bot.analysis.lines import PositionAnalysis, analyse_position
 from bot.analysis.whole_game import analyse_game
 from variant import KnightmateBoard
@@ -53,7 +57,7 @@ WINNING_PERCENT = 67.0
 BLUNDER_JUMP_PERCENT = 30.0
 #: The second best move must be this much worse in win percentage for the best to be the only one.
 UNIQUE_GAP_PERCENT = 30.0
-#: A material puzzle whose solver ends this many centipawns up is ``crushing``, else ``advantage``.
+#: A material puzzle whose solver ends this many centipawns (Lichess's) up is ``crushing``, else ``advantage``.
 CRUSHING_CP = 600
 #: A puzzle starting before this ply is an ``opening`` puzzle.
 OPENING_PLIES = 20
@@ -112,11 +116,11 @@ class _Step:
 
 
 def mine_game(engine: chess.engine.SimpleEngine, start: KnightmateBoard, moves: Sequence[chess.Move],
-              limits: MiningLimits, *, game_url: str = "",
+              limits: MiningLimits, *, curve: WinningChancesCurve, game_url: str = "",
               on_progress: Callable[[int, int], None] | None = None) -> list[Puzzle]:
-    """The puzzles of the game of *moves* from *start* (see the module docstring); *game_url*
-    (a URL, or empty) is written with ``#ply`` of each puzzle; *on_progress* gets the scan's
-    positions done and their total."""
+    """The puzzles of the game of *moves* from *start* (see the module docstring), judged on
+    *engine*'s *curve*; *game_url* (a URL, or empty) is written with ``#ply`` of each puzzle;
+    *on_progress* gets the scan's positions done and their total."""
     positions = analyse_game(engine, start, moves, limits.scan, on_progress=on_progress).positions
     board = start.copy()
     puzzles = []
@@ -124,21 +128,23 @@ def mine_game(engine: chess.engine.SimpleEngine, start: KnightmateBoard, moves: 
         before = board.copy()
         board.push(move)
         solver = board.turn
-        if not _candidate(positions[ply].score.pov(solver), positions[ply + 1].score.pov(solver)):
+        if not _candidate(positions[ply].score.pov(solver), positions[ply + 1].score.pov(solver), curve):
             continue
-        puzzle = solve(engine, before, move, limits.check, game_url=f"{game_url}#{ply + 1}" if game_url else "")
+        puzzle = solve(engine, before, move, limits.check, curve=curve,
+                       game_url=f"{game_url}#{ply + 1}" if game_url else "")
         if puzzle is not None:
             puzzles.append(puzzle)
     return puzzles
 
 
-def _candidate(before: chess.engine.Score, after: chess.engine.Score) -> bool:
+def _candidate(before: chess.engine.Score, after: chess.engine.Score, curve: WinningChancesCurve) -> bool:
     """Whether the opponent's move took the solver from *before* to a win at *after*."""
     if _mates(before):
         return False
     if after.is_mate():
         return _mates(after, within=MAX_MATE)
-    return win_percent(after) >= WINNING_PERCENT and win_percent(after) - win_percent(before) >= BLUNDER_JUMP_PERCENT
+    return (win_percent(after, curve) >= WINNING_PERCENT
+            and win_percent(after, curve) - win_percent(before, curve) >= BLUNDER_JUMP_PERCENT)
 
 
 def _mates(score: chess.engine.Score, within: int | None = None) -> bool:
@@ -147,38 +153,38 @@ def _mates(score: chess.engine.Score, within: int | None = None) -> bool:
     return mate is not None and mate > 0 and (within is None or mate <= within)
 
 
-def only_winning_move(best: chess.engine.Score, second: chess.engine.Score | None) -> bool:
+def only_winning_move(best: chess.engine.Score, second: chess.engine.Score | None, curve: WinningChancesCurve) -> bool:
     """Whether the best move, scored *best* from the mover's side, is the only one that wins, the
-    second best being scored *second* (None: there is no other move)."""
+    second best being scored *second* (None: there is no other move), on the judging engine's *curve*."""
     if second is None:
         return True
     if _mates(best):
         return not _mates(second)
-    return win_percent(best) - win_percent(second) >= UNIQUE_GAP_PERCENT
+    return win_percent(best, curve) - win_percent(second, curve) >= UNIQUE_GAP_PERCENT
 
 
 def solve(engine: chess.engine.SimpleEngine, before: KnightmateBoard, opponent_move: chess.Move,
-          limit: chess.engine.Limit, *, game_url: str = "") -> Puzzle | None:
+          limit: chess.engine.Limit, *, curve: WinningChancesCurve, game_url: str = "") -> Puzzle | None:
     """The puzzle that starts with *opponent_move* in *before*, or None if the solver has no
-    single winning move there (see the module docstring)."""
+    single winning move there (see the module docstring), judged on *engine*'s *curve*."""
     start = before.copy()
     start.push(opponent_move)
-    steps = _solution(engine, start, limit)
+    steps = _solution(engine, start, limit, curve)
     if steps is None:
         return None
     end, line = _played(start, steps)
     return Puzzle(before.fen(), (before.uci(opponent_move), *line), estimated_rating(start, steps),
-                  themes(before, start, steps, end), game_url)
+                  themes(before, start, steps, end, curve), game_url)
 
 
 def _solution(engine: chess.engine.SimpleEngine, start: KnightmateBoard,
-              limit: chess.engine.Limit) -> list[_Step] | None:
+              limit: chess.engine.Limit, curve: WinningChancesCurve) -> list[_Step] | None:
     """The solver's moves from *start* while each is the only winning one, or None if the first
     is not, or a mate is not played out to the mate."""
     if start.legal_moves.count() < 2:
         return None
-    first = _step(engine, start, limit)
-    if first is None or not _wins(first.score):
+    first = _step(engine, start, limit, curve)
+    if first is None or not _wins(first.score, curve):
         return None
     mating = first.score.is_mate()
     board = start.copy()
@@ -189,7 +195,7 @@ def _solution(engine: chess.engine.SimpleEngine, start: KnightmateBoard,
         if step.reply is None or len(steps) >= (MAX_MATE if mating else MAX_SOLVER_MOVES):
             break
         board.push(step.reply)
-        following = _step(engine, board, limit, mating=mating)
+        following = _step(engine, board, limit, curve, mating=mating)
         if following is None:
             board.pop()
             break
@@ -212,10 +218,11 @@ def _played(start: KnightmateBoard, steps: Sequence[_Step]) -> tuple[KnightmateB
     return board, line
 
 
-def confirmed_by(engine: chess.engine.SimpleEngine, puzzle: Puzzle, limit: chess.engine.Limit) -> str | None:
-    """Why *engine* disagrees with *puzzle* (a solver move that is not its best, or whose second
-    best is not clearly worse, by :func:`only_winning_move`), or None when
-    it agrees with every one. A last move that mates may be one of several mates."""
+def confirmed_by(engine: chess.engine.SimpleEngine, puzzle: Puzzle, limit: chess.engine.Limit, *,
+                 curve: WinningChancesCurve) -> str | None:
+    """Why *engine* (whose centipawns read on *curve*) disagrees with *puzzle* (a solver move that
+    is not its best, or whose second best is not clearly worse, by :func:`only_winning_move`), or
+    None when it agrees with every one. A last move that mates may be one of several mates."""
     board = KnightmateBoard(puzzle.fen)
     for index, uci in enumerate(puzzle.moves):
         move = board.parse_uci(uci)
@@ -231,18 +238,18 @@ def confirmed_by(engine: chess.engine.SimpleEngine, puzzle: Puzzle, limit: chess
             second = analysis.lines[1].score.pov(board.turn) if len(analysis.lines) > 1 else None
             if best.move != move:
                 return f"{uci} (ply {index + 1} of the line): the engine prefers {board.uci(best.move)}"
-            if not only_winning_move(score, second):
+            if not only_winning_move(score, second, curve):
                 return f"{uci} (ply {index + 1} of the line): the second best is as good ({second} against {score})"
         board.push(move)
     return None
 
 
-def _wins(score: chess.engine.Score) -> bool:
-    return _mates(score, within=MAX_MATE) if score.is_mate() else win_percent(score) >= WINNING_PERCENT
+def _wins(score: chess.engine.Score, curve: WinningChancesCurve) -> bool:
+    return _mates(score, within=MAX_MATE) if score.is_mate() else win_percent(score, curve) >= WINNING_PERCENT
 
 
-def _step(engine: chess.engine.SimpleEngine, board: KnightmateBoard, limit: chess.engine.Limit, *,
-          mating: bool = False) -> _Step | None:
+def _step(engine: chess.engine.SimpleEngine, board: KnightmateBoard, limit: chess.engine.Limit,
+          curve: WinningChancesCurve, *, mating: bool = False) -> _Step | None:
     """The solver's only winning move in *board*, searched with two lines, or None if there is none.
     On a *mating* line the move must keep the mate, and a mate in one need not be the only one."""
     settled: list[tuple[int, chess.Move]] = []
@@ -255,7 +262,7 @@ def _step(engine: chess.engine.SimpleEngine, board: KnightmateBoard, limit: ches
     second = analysis.lines[1].score.pov(board.turn) if len(analysis.lines) > 1 else None
     if mating and not _mates(score):
         return None
-    if not (mating and score.mate() == 1) and not only_winning_move(score, second):
+    if not (mating and score.mate() == 1) and not only_winning_move(score, second, curve):
         return None
     reply = best.pv[1] if len(best.pv) > 1 else None
     if reply is None and not _ends_game(board, best.move):
@@ -312,15 +319,16 @@ def _quiet(board: KnightmateBoard, move: chess.Move) -> bool:
 
 
 def themes(before: KnightmateBoard, solved: KnightmateBoard, steps: Sequence[_Step],
-           end: KnightmateBoard) -> tuple[str, ...]:
+           end: KnightmateBoard, curve: WinningChancesCurve) -> tuple[str, ...]:
     """The puzzle's themes (see the module docstring), sorted: *before* the opponent's move,
-    *solved* the position the solver starts from, *end* the position after the solution."""
+    *solved* the position the solver starts from, *end* the position after the solution, the
+    scores read on the judging engine's *curve*."""
     found = set()
     if end.is_checkmate():
         found |= {"mate", f"mateIn{len(steps)}"}
     else:
         final_cp = steps[-1].score.score(mate_score=100_000) or 0
-        found.add("crushing" if final_cp >= CRUSHING_CP else "advantage")
+        found.add("crushing" if final_cp >= curve.centipawns(CRUSHING_CP) else "advantage")
     found.add({1: "oneMove", 2: "short", 3: "long"}.get(len(steps), "veryLong"))
     found.add(_phase(before))
     if _quiet(solved, steps[0].move):

@@ -43,18 +43,21 @@ def run(paths: Sequence[Path], limits: MiningLimits, engine_command: Sequence[st
     puzzles: dict[str, Puzzle] = {}
     rejected = 0
     if games:
-        engine = EngineCommand(tuple(engine_command) if engine_command else None).open()
-        checker = EngineCommand(tuple(check_command)).open() if check_command else None
+        mining = EngineCommand(tuple(engine_command) if engine_command else None)
+        checking = EngineCommand(tuple(check_command)) if check_command else None
+        engine = mining.open()
+        checker = checking.open() if checking is not None else None
         try:
             with positions_bar(games, stderr) as bar:
                 for item in games:
                     start = item.game.board()
                     assert isinstance(start, KnightmateBoard)
-                    found = mine_game(engine, start, list(item.game.mainline_moves()), limits,
+                    found = mine_game(engine, start, list(item.game.mainline_moves()), limits, curve=mining.curve,
                                       game_url=_game_url(item.game.headers.get("Site", "")),
                                       on_progress=functools.partial(advance, bar))
                     for puzzle in found:
-                        if checker is not None and confirmed_by(checker, puzzle, limits.check) is not None:
+                        if (checker is not None and checking is not None
+                                and confirmed_by(checker, puzzle, limits.check, curve=checking.curve) is not None):
                             rejected += 1
                         else:
                             puzzles.setdefault(puzzle.puzzle_id, puzzle)

@@ -12,6 +12,7 @@ import chess.engine
 import pytest
 
 from bot.analysis import EngineCommand, close_engine
+from bot.analysis.judgement import BUILTIN_CURVE, LICHESS_CURVE
 from bot.analysis.puzzle_csv import COLUMNS, PuzzleCsvError, read_puzzles, write_puzzles
 from bot.analysis.puzzle_mining import MiningLimits, Puzzle, confirmed_by, mine_game, only_winning_move, solve
 from tests.helpers.engine_processes import FAIRY_STOCKFISH, needs_fairy_stockfish
@@ -35,7 +36,8 @@ def mined(engine: chess.engine.SimpleEngine, game: tuple[str, list[str]]) -> lis
     for uci in ucis:
         moves.append(board.parse_uci(uci))
         board.push(moves[-1])
-    return mine_game(engine, KnightmateBoard(fen), moves, LIMITS, game_url="https://example.org/game")
+    return mine_game(engine, KnightmateBoard(fen), moves, LIMITS, curve=BUILTIN_CURVE,
+                     game_url="https://example.org/game")
 
 
 # -- the rule of the only winning move ---------------------------------------------------------
@@ -50,7 +52,14 @@ def mined(engine: chess.engine.SimpleEngine, game: tuple[str, list[str]]) -> lis
     (Cp(300), Cp(-300), True),
 ])
 def test_the_only_winning_move(best: chess.engine.Score, second: chess.engine.Score | None, unique: bool) -> None:
-    assert only_winning_move(best, second) is unique
+    assert only_winning_move(best, second, LICHESS_CURVE) is unique
+
+
+def test_the_rule_reads_the_judging_engines_centipawns() -> None:
+    # 150 against -100 centipawns is 23 points of win percentage on Lichess's curve, not the 30
+    # the rule asks; on the built-in engine's steeper curve, where its pawn is worth more, it is 33.
+    assert not only_winning_move(Cp(150), Cp(-100), LICHESS_CURVE)
+    assert only_winning_move(Cp(150), Cp(-100), BUILTIN_CURVE)
 
 
 # -- mining -------------------------------------------------------------------------------------
@@ -81,7 +90,7 @@ def test_a_position_with_a_single_legal_move_is_no_puzzle(engine: chess.engine.S
     after = before.copy()
     after.push(move)
     assert after.legal_moves.count() == 1
-    assert solve(engine, before, move, LIMITS.check) is None
+    assert solve(engine, before, move, LIMITS.check, curve=BUILTIN_CURVE) is None
 
 
 def test_the_same_puzzle_has_the_same_id_and_another_a_different_one() -> None:
@@ -129,11 +138,11 @@ def test_fairy_stockfish_agrees_with_the_mined_puzzles_and_not_with_a_wrong_one(
     checker = EngineCommand((FAIRY_STOCKFISH,)).open()
     try:
         for puzzle in puzzles:
-            assert confirmed_by(checker, puzzle, chess.engine.Limit(depth=14)) is None, puzzle
+            assert confirmed_by(checker, puzzle, chess.engine.Limit(depth=14), curve=LICHESS_CURVE) is None, puzzle
         wrong = Puzzle(QUEEN_HANGS[0], ("b3b6", "e7e6"), 1500, ())  # the queen left standing
-        assert "prefers c7b6" in (confirmed_by(checker, wrong, chess.engine.Limit(depth=14)) or "")
+        assert "prefers c7b6" in (confirmed_by(checker, wrong, chess.engine.Limit(depth=14), curve=LICHESS_CURVE) or "")
         for capture in ("a7b6", "c7b6"):  # either capture wins: neither is a puzzle
             two_ways = Puzzle(QUEEN_HANGS_TWICE[0], ("b3b6", capture), 1500, ())
-            assert confirmed_by(checker, two_ways, chess.engine.Limit(depth=14)) is not None
+            assert confirmed_by(checker, two_ways, chess.engine.Limit(depth=14), curve=LICHESS_CURVE) is not None
     finally:
         close_engine(checker)
