@@ -45,7 +45,17 @@ class FileGame:
 
 class _CollectingBuilder(chess.pgn.GameBuilder):  # type: ignore[type-arg]
     """python-chess's game builder, keeping errors in ``game.errors`` without logging them, a
-    move's error as a :class:`PgnMoveError` that names its move number."""
+    move's error as a :class:`PgnMoveError` that names its move number; a game without a
+    ``Variant`` tag is *default_variant* where one is given."""
+
+    def __init__(self, default_variant: str | None = None) -> None:
+        super().__init__()
+        self._default_variant = default_variant
+
+    def end_headers(self) -> None:
+        # python-chess makes the game's board from its headers after this, so the tag decides it.
+        if self._default_variant is not None and "Variant" not in self.game.headers:
+            self.game.headers["Variant"] = self._default_variant
 
     def parse_san(self, board: chess.Board, san: str) -> chess.Move:
         try:
@@ -63,21 +73,24 @@ def move_number(board: chess.Board) -> str:
     return f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"
 
 
-def read_games(text: str) -> list[chess.pgn.Game]:
+def read_games(text: str, *, default_variant: str | None = None) -> list[chess.pgn.Game]:
     """The games of PGN *text*, in order, with their errors in ``game.errors`` (see
-    :func:`game_problem`); text between games that holds no tag and no move is not a game."""
+    :func:`game_problem`); text between games that holds no tag and no move is not a game. A game
+    that names no variant is *default_variant* if given (each game of a paste on a Knightmate
+    page), else standard chess as PGN has it."""
     handle = io.StringIO(text)
     games = []
-    while (game := chess.pgn.read_game(handle, Visitor=_CollectingBuilder)) is not None:
+    while (game := chess.pgn.read_game(handle, Visitor=lambda: _CollectingBuilder(default_variant))) is not None:
         if not _empty(game):
             games.append(game)
     return games
 
 
 def _empty(game: chess.pgn.Game) -> bool:
-    """A "game" python-chess made of text that has no tags and no moves (or a stray result)."""
+    """A "game" python-chess made of text that has no tags but a variant and no moves (or a stray
+    result)."""
     return game.next() is None and not game.errors and all(
-        value in ("?", "????.??.??", "*") for value in game.headers.values())
+        value in ("?", "????.??.??", "*") for key, value in game.headers.items() if key != "Variant")
 
 
 def read_error(game: chess.pgn.Game) -> str | None:
