@@ -865,6 +865,10 @@ def test_learning_from_a_planted_blunder(puppet: Puppet) -> None:
     play_try(page, "h1", "h5")
     page.wait.until(lambda d: "Well found" in page.text("#learn-text") and page.piece_on("h5") == "wr")
     page.driver.set_window_size(390, 844)
+    page.wait.until(lambda d: page.read(  # on a phone the exercise's words come right under the board
+        'const board = document.getElementById("board").getBoundingClientRect();'
+        ' const words = document.getElementById("learn-text").getBoundingClientRect();'
+        ' return words.top >= board.bottom && words.top - board.bottom < 80'))
     page.screenshot(SCREENSHOTS, "11-learn-phone")
     page.driver.set_window_size(1280, 900)
     page.find("#learn-next").click()
