@@ -712,6 +712,12 @@ def test_a_finished_game_is_analysed_but_never_ones_own_running_game(puppet: Pup
     assert page.text("#tree .move.current") == "Qf4#"
     page.wait.until(lambda d: "1-0" in page.text("#analysis-status"))
     assert puppet.sandbox.game(game_id).status == "mate"
+    page.find("#analysis-copy-pgn").click()  # the game's copy carries its players and result
+    page.wait.until(lambda d: page.find("#analysis-copied").get_attribute("data-copied") == "PGN")
+    copied = chess.pgn.read_game(io.StringIO(str(page.find("#analysis-copied").get_attribute("value"))))
+    assert copied is not None and not copied.errors
+    assert (copied.headers["White"], copied.headers["Black"], copied.headers["Result"]) == ("you", "puppet", "1-0")
+    assert copied.headers["FEN"] == MATE_IN_ONE and [node.san() for node in copied.mainline()] == ["Qf4#"]
     page.find("#close-analysis").click()
     page.board_css = "#board"
     page.wait.until(lambda d: page.find("#main").is_displayed())
