@@ -16,6 +16,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import chess
 import chess.engine
@@ -156,8 +157,8 @@ def tree_pgn(text: str) -> str:
     """The analysis board's tree, sent by the page as JSON, as PGN that python-chess writes: the
     tags the game came with, and every move, comment, NAG and variation, the moves' SAN worked out
     here (the commoner's ``M``). The tree is ``{"headers", "initialFen", "comment", "moves"}`` as
-    :func:`game_json` makes it, each move needing only ``parent``, ``uci``, ``comment``,
-    ``startingComment`` and ``nags``.
+    :func:`game_json` makes it, each move read by :func:`tree_move` (the page sends most as bare
+    UCI, to stay far under the server's 64 kB body limit once the form encodes the JSON).
 
     :raises: :exc:`ApiError` (400) for a tree that is not one.
     """
@@ -179,35 +180,52 @@ def tree_pgn(text: str) -> str:
     # Each node and the position after it, the start's first: a move's parent p is at p + 1.
     nodes: list[chess.pgn.GameNode] = [game]
     boards = [board]
-    for index, move in enumerate(moves):
-        parent = _parent_index(move, index) + 1
-        before = boards[parent]
+    for index, sent in enumerate(moves):
+        move = tree_move(sent, index)
+        before = boards[move.parent + 1]
         try:
-            played = before.parse_uci(move["uci"])
+            played = before.parse_uci(move.uci)
         except ValueError:
-            raise ApiError(400, f"Move {index + 1} of the tree, {move['uci'][:10]!r}, is not legal there.") from None
-        nodes.append(nodes[parent].add_variation(played, comment=move["comment"],
-                                                 starting_comment=move["startingComment"], nags=move["nags"]))
+            raise ApiError(400, f"Move {index + 1} of the tree, {move.uci[:10]!r}, is not legal there.") from None
+        nodes.append(nodes[move.parent + 1].add_variation(played, comment=move.comment,
+                                                          starting_comment=move.starting_comment, nags=move.nags))
         after = before.copy(stack=False)
         after.push(played)
         boards.append(after)
     return str(game)
 
 
-def _parent_index(move: object, index: int) -> int:
-    """The index of the move that move *index* of a tree follows (-1: the start), its fields checked.
+@dataclass(frozen=True)
+class TreeMove:
+    """A move of the page's tree: the index of the move it follows (-1: the start), and PGN's
+    comments and NAGs."""
+
+    parent: int
+    uci: str
+    comment: str = ""
+    starting_comment: str = ""
+    nags: tuple[int, ...] = ()
+
+
+def tree_move(sent: object, index: int) -> TreeMove:
+    """Move *index* of a tree as the page sends it: bare UCI for a move that follows the one before
+    it and has no comment or NAG, else ``{uci, parent, comment, startingComment, nags}`` (all but
+    *uci* may be left out: the one before, none).
 
     :raises: :exc:`ApiError` (400) for a move that is not one.
     """
-    fields = {"parent": int, "uci": str, "comment": str, "startingComment": str, "nags": list}
-    if not (isinstance(move, dict) and all(isinstance(move.get(key), kind) for key, kind in fields.items())
-            and all(isinstance(nag, int) and 0 <= nag <= 255 for nag in move["nags"])):
-        raise ApiError(400, f"Move {index + 1} of the tree is not a move: parent, uci, comment, startingComment, "
-                            "nags (0-255).")
-    parent = move["parent"]
+    fields = {"uci": str, "parent": int, "comment": str, "startingComment": str, "nags": list}
+    move = {"uci": sent} if isinstance(sent, str) else sent
+    if not (isinstance(move, dict) and isinstance(move.get("uci"), str)
+            and all(isinstance(move[key], kind) for key, kind in fields.items() if key in move)
+            and all(isinstance(nag, int) and 0 <= nag <= 255 for nag in move.get("nags", []))):
+        raise ApiError(400, f"Move {index + 1} of the tree is not a move: UCI, or uci with parent, comment, "
+                            "startingComment and nags (0-255).")
+    parent = move.get("parent", index - 1)
     if not -1 <= parent < index:
         raise ApiError(400, f"Move {index + 1} of the tree follows a move that does not come before it.")
-    return int(parent)
+    return TreeMove(parent, move["uci"], move.get("comment", ""), move.get("startingComment", ""),
+                    tuple(move.get("nags", [])))
 
 
 def position_json(fen: str) -> JsonObject:

@@ -461,6 +461,14 @@ def test_a_pasted_pgn_keeps_its_comments_nags_and_variations_and_is_written_back
     assert copied.headers["White"] == "A" and copied.headers["Event"] == "Club"
 
 
+def test_a_tree_sent_as_bare_uci_where_it_can_be_reads_the_same(served: Served) -> None:
+    """The page's short form: a move that follows the one before, without comment or NAG, as UCI."""
+    tree = {"initialFen": KnightmateBoard().fen(), "headers": {}, "comment": "",
+            "moves": ["c2c3", "c7c6", "b1c2", {"uci": "e7e6", "parent": 0, "nags": [6]}, "b1c2"]}
+    pgn = served.post("/api/analysis/pgn", {"tree": json.dumps(tree)}).json()["pgn"]
+    assert pgn.splitlines()[-1] == "1. c3 c6 ( 1... e6 $6 2. Mc2 ) 2. Mc2 *", pgn
+
+
 def test_a_paste_of_several_games_lists_them_all_and_says_what_is_wrong_with_one(served: Served) -> None:
     text = GAME_PGN + "\n" + '[White "C"]\n[Black "D"]\n\n1. c3 c6 2. Ke3 *\n\n' + '[White "E"]\n\n1. e4 *\n'
     games = served.post("/api/analysis/import", {"text": text}).json()["games"]
@@ -479,6 +487,9 @@ def test_a_paste_of_several_games_lists_them_all_and_says_what_is_wrong_with_one
      "Move 1 of the tree follows a move that does not come before it."),
     (json.dumps({"initialFen": KnightmateBoard().fen(), "headers": {}, "comment": "", "moves": [{"parent": -1}]}),
      "Move 1 of the tree is not a move"),
+    (json.dumps({"initialFen": KnightmateBoard().fen(), "headers": {}, "comment": "",
+                 "moves": ["e2e4", {"uci": "e7e5", "nags": [256]}]}),
+     "Move 2 of the tree is not a move"),
     (json.dumps({"initialFen": "8/8/8/8/8/8/8/8 w - - 0 1", "headers": {}, "comment": "", "moves": []}),
      "That is not a Knightmate FEN: invalid Knightmate position (white has no royal knight"),
 ])

@@ -371,16 +371,22 @@ function appendLine(parent, container, numbered) {
   }
 }
 
-/** The tree as the server reads it back (/api/analysis/pgn): each move after the one it follows. */
+/**
+ * The tree as the server reads it back (/api/analysis/pgn): each move after the one it follows,
+ * as bare UCI where it follows the move before it and has no comment or NAG (a long game stays
+ * far under the server's limit on what it is sent).
+ */
 function treeJson() {
   if (!shown.root) return null;
-  /** @type {{ parent: number, uci: string | null, comment: string, startingComment: string, nags: number[] }[]} */
+  /** @type {(string | { uci: string, parent: number, comment: string, startingComment: string, nags: number[] })[]} */
   const moves = [];
   /** @type {[TreeNode, number][]} */
   const stack = shown.root.children.map((child) => /** @type {[TreeNode, number]} */ ([child, -1])).reverse();
   for (let next = stack.pop(); next; next = stack.pop()) {
     const [node, parent] = next;
-    moves.push({ parent, uci: node.uci, comment: node.comment, startingComment: node.startingComment, nags: node.nags });
+    const uci = node.uci || "";
+    const plain = parent === moves.length - 1 && !node.comment && !node.startingComment && node.nags.length === 0;
+    moves.push(plain ? uci : { uci, parent, comment: node.comment, startingComment: node.startingComment, nags: node.nags });
     const index = moves.length - 1;
     for (const child of [...node.children].reverse()) stack.push([child, index]);
   }
