@@ -975,6 +975,8 @@ def test_a_paste_of_two_games_offers_the_choice_and_opens_the_one_chosen(puppet:
     assert "2 games: choose one" in page.text("#paste-message")
     assert not page.find("#analysis").is_displayed()  # never silently the first
     assert [button.text for button in page.find_all("#paste-games button")] == ["A - B, Club", "C - D, 1-0, 2026.05.01"]
+    page.read('document.getElementById("paste-games").scrollIntoView()')
+    page.screenshot(SHOTS_BOARD, "paste-of-two-games")
     page.find('#paste-games button[data-game="2"]').click()
     page.board_css = "#analysis-board"
     page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 3)
@@ -994,6 +996,10 @@ def test_the_bar_at_the_end_of_a_game_says_how_it_ended(puppet: Puppet, fen: str
     paste(page, fen)
     page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.text("#eval-text") == text)
     assert page.read('return document.getElementById("eval-white").style.width') == width
+    page.wait.until(lambda d: abs(page.read(  # drawn so, once the bar's transition has run
+        'return document.getElementById("eval-white").getBoundingClientRect().width'
+        ' / document.getElementById("eval").getBoundingClientRect().width * 100') - float(width.rstrip("%"))) < 0.5)
+    page.screenshot(SHOTS_BOARD, f"bar-{text.split(':')[0].lower()}-{width.rstrip('%')}")
     page.find("#close-analysis").click()
 
 

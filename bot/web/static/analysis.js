@@ -435,6 +435,7 @@ async function importPaste() {
   const message = el.pasteMessage;
   shown.choices = [];
   renderChoices();
+  message.classList.remove("ok");
   if (text.length > 20000) {
     message.textContent = `That paste is ${text.length} characters long; a FEN or a PGN game is at most 20000.`;
     return;
@@ -444,6 +445,7 @@ async function importPaste() {
     const { games } = await api("/api/analysis/import", { text });
     if (games.length === 1) { openGame(games[0]); return; }
     message.textContent = `That paste holds ${games.length} games: choose one.`;
+    message.classList.add("ok"); // a question, not an error
     shown.choices = games;
     renderChoices();
   } catch (error) {
