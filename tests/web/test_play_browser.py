@@ -1044,6 +1044,11 @@ def test_the_promotion_chooser_sits_on_its_square_on_a_phone_queen_first(puppet:
     steps = [choice["y"] - choices[0]["y"] for choice in choices]
     assert steps == pytest.approx([size * i for i in range(4)], abs=1.5)  # down the b file, a square each
     page.screenshot(SHOTS_BOARD, "promotion-390")
+    page.click("g3")  # beside the circles: the move is taken back
+    page.wait.until(lambda d: not page.find("#analysis-promotion").is_displayed() and page.piece_on("b7") == "wp")
+    page.select("b7")
+    page.click("b8")
+    page.wait.until(lambda d: page.find("#analysis-promotion").is_displayed())
     page.find('#analysis-promotion button[data-promotion="q"]').click()
     page.wait.until(lambda d: page.ply() == 1 and page.text("#tree .move.current") == "b8=Q+")
     page.find("#close-analysis").click()

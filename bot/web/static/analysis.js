@@ -244,7 +244,7 @@ function showInfo(info) {
     let white = turn === "w";
     line.san.forEach((san, i) => {
       if (white || i === 0) {
-        item.appendChild(document.createTextNode(` ${number}${white ? "." : "\u2026"} `));
+        item.appendChild(document.createTextNode(` ${number}${white ? "." : "..."} `)); // as the move list writes it
       }
       const move = Object.assign(document.createElement("span"), { className: "move", textContent: san });
       move.dataset.index = String(i);
@@ -486,6 +486,12 @@ export function wire() {
   el.analysePaste.addEventListener("click", importPaste);
   el.analysisCopyFen.addEventListener("click", () => { if (shown.current) copy("FEN", shown.current.fen); });
   el.analysisCopyPgn.addEventListener("click", copyPgn);
+  // A click beside the promotion's circles takes the move back, as on the game's board.
+  el.analysisPromotion.addEventListener("click", (event) => {
+    if (event.target !== el.analysisPromotion || !shown.board || !shown.current) return;
+    shown.board.hidePromotion();
+    goTo(shown.current);
+  });
   el.closeAnalysis.addEventListener("click", () => { history.back(); });
   // The step buttons, as the keys step (a phone has no keys).
   for (const [button, key] of /** @type {const} */ ([[el.analysisFirst, "Home"], [el.analysisBack, "ArrowLeft"],
