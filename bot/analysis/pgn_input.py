@@ -51,11 +51,14 @@ class _CollectingBuilder(chess.pgn.GameBuilder):  # type: ignore[type-arg]
     def __init__(self, default_variant: str | None = None) -> None:
         super().__init__()
         self._default_variant = default_variant
+        #: Whether the game's Variant tag is the default, not the text's.
+        self.assumed_variant = False
 
     def end_headers(self) -> None:
         # python-chess makes the game's board from its headers after this, so the tag decides it.
         if self._default_variant is not None and "Variant" not in self.game.headers:
             self.game.headers["Variant"] = self._default_variant
+            self.assumed_variant = True
 
     def parse_san(self, board: chess.Board, san: str) -> chess.Move:
         try:
@@ -80,17 +83,23 @@ def read_games(text: str, *, default_variant: str | None = None) -> list[chess.p
     page), else standard chess as PGN has it."""
     handle = io.StringIO(text)
     games = []
-    while (game := chess.pgn.read_game(handle, Visitor=lambda: _CollectingBuilder(default_variant))) is not None:
-        if not _empty(game):
+    builders: list[_CollectingBuilder] = []
+
+    def builder() -> _CollectingBuilder:
+        builders.append(_CollectingBuilder(default_variant))
+        return builders[-1]
+
+    while (game := chess.pgn.read_game(handle, Visitor=builder)) is not None:
+        if not _empty(game, told=[key for key in game.headers if key != "Variant" or not builders[-1].assumed_variant]):
             games.append(game)
     return games
 
 
-def _empty(game: chess.pgn.Game) -> bool:
-    """A "game" python-chess made of text that has no tags but a variant and no moves (or a stray
-    result)."""
+def _empty(game: chess.pgn.Game, told: list[str]) -> bool:
+    """A "game" python-chess made of text that has no moves (or a stray result) and no tag among
+    those *told* by the text (not assumed by the reader) but the defaults."""
     return game.next() is None and not game.errors and all(
-        value in ("?", "????.??.??", "*") for key, value in game.headers.items() if key != "Variant")
+        game.headers[key] in ("?", "????.??.??", "*") for key in told)
 
 
 def read_error(game: chess.pgn.Game) -> str | None:

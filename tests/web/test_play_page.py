@@ -470,11 +470,11 @@ def test_a_tree_sent_as_bare_uci_where_it_can_be_reads_the_same(served: Served) 
 
 
 def test_a_paste_of_several_games_lists_them_all_and_says_what_is_wrong_with_one(served: Served) -> None:
-    text = GAME_PGN + "\n" + '[White "C"]\n[Black "D"]\n\n1. c3 c6 2. Ke3 *\n\n' + '[White "E"]\n\n1. e4 *\n'
+    text = GAME_PGN + "\n" + '[White "C"]\n[Black "D"]\n\n1. c3 c6 2. Ke3 *\n\n' + '[White "E"]\n\n1. c3 c6 2. Mc2 *\n'
     games = served.post("/api/analysis/import", {"text": text}).json()["games"]
     assert [game["headers"]["White"] for game in games] == ["A", "C", "E"]
     assert games[1]["error"] == "That PGN cannot be read: illegal move 2. Ke3."
-    assert [move["san"] for move in games[2]["moves"]] == ["e4"]  # Knightmate too, though it says no Variant
+    assert [move["san"] for move in games[2]["moves"]] == ["c3", "c6", "Mc2"]  # Knightmate, though it names none
 
 
 @pytest.mark.parametrize(("tree", "message"), [
