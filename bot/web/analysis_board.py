@@ -1,11 +1,13 @@
-"""The analysis board's server side: positions and games pasted in, and the engine's lines.
+"""The analysis board's server side: positions and games pasted in and copied out, and the engine's lines.
 
 The page knows no rules, so everything it shows on the analysis board comes from here: a pasted
-FEN or PGN read into plies (each with SAN and the position after it), a position's legal moves,
-and the engine's best lines (:mod:`bot.analysis`, with the config's engine), streamed as the engine
-reports them. One search runs at a time on the whole server (it shares the machine with the bot's
-own games): a new analysis stops the one before, and a search ends when its page goes away or
-after :data:`MAX_SEARCH_S`. Nothing here speaks HTTP.
+FEN or PGN read into a tree of moves (each with SAN and the position after it, and the PGN's
+comments, NAGs and variations; every game of a paste of several), the page's tree written back as
+PGN by python-chess, a position's legal moves, and the engine's best lines (:mod:`bot.analysis`,
+with the config's engine), streamed as the engine reports them. One search runs at a time on the
+whole server (it shares the machine with the bot's own games): a new analysis stops the one
+before, and a search ends when its page goes away or after :data:`MAX_SEARCH_S`. Nothing here
+speaks HTTP.
 """
 
 from __future__ import annotations
