@@ -45,7 +45,20 @@ class FileGame:
 
 class _CollectingBuilder(chess.pgn.GameBuilder):  # type: ignore[type-arg]
     """python-chess's game builder, keeping errors in ``game.errors`` without logging them, a
-    move's error as a :class:`PgnMoveError` that names its move number."""
+    move's error as a :class:`PgnMoveError` that names its move number; a game without a
+    ``Variant`` tag is *default_variant* where one is given."""
+
+    def __init__(self, default_variant: str | None = None) -> None:
+        super().__init__()
+        self._default_variant = default_variant
+        #: Whether the game's Variant tag is the default, not the text's.
+        self.assumed_variant = False
+
+    def end_headers(self) -> None:
+        # python-chess makes the game's board from its headers after this, so the tag decides it.
+        if self._default_variant is not None and "Variant" not in self.game.headers:
+            self.game.headers["Variant"] = self._default_variant
+            self.assumed_variant = True
 
     def parse_san(self, board: chess.Board, san: str) -> chess.Move:
         try:
@@ -63,21 +76,30 @@ def move_number(board: chess.Board) -> str:
     return f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"
 
 
-def read_games(text: str) -> list[chess.pgn.Game]:
+def read_games(text: str, *, default_variant: str | None = None) -> list[chess.pgn.Game]:
     """The games of PGN *text*, in order, with their errors in ``game.errors`` (see
-    :func:`game_problem`); text between games that holds no tag and no move is not a game."""
+    :func:`game_problem`); text between games that holds no tag and no move is not a game. A game
+    that names no variant is *default_variant* if given (each game of a paste on a Knightmate
+    page), else standard chess as PGN has it."""
     handle = io.StringIO(text)
     games = []
-    while (game := chess.pgn.read_game(handle, Visitor=_CollectingBuilder)) is not None:
-        if not _empty(game):
+    builders: list[_CollectingBuilder] = []
+
+    def builder() -> _CollectingBuilder:
+        builders.append(_CollectingBuilder(default_variant))
+        return builders[-1]
+
+    while (game := chess.pgn.read_game(handle, Visitor=builder)) is not None:
+        if not _empty(game, told=[key for key in game.headers if key != "Variant" or not builders[-1].assumed_variant]):
             games.append(game)
     return games
 
 
-def _empty(game: chess.pgn.Game) -> bool:
-    """A "game" python-chess made of text that has no tags and no moves (or a stray result)."""
+def _empty(game: chess.pgn.Game, told: list[str]) -> bool:
+    """A "game" python-chess made of text that has no moves (or a stray result) and no tag among
+    those *told* by the text (not assumed by the reader) but the defaults."""
     return game.next() is None and not game.errors and all(
-        value in ("?", "????.??.??", "*") for value in game.headers.values())
+        game.headers[key] in ("?", "????.??.??", "*") for key in told)
 
 
 def read_error(game: chess.pgn.Game) -> str | None:

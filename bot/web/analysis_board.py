@@ -1,20 +1,24 @@
-"""The analysis board's server side: positions and games pasted in, and the engine's lines.
+"""The analysis board's server side: positions and games pasted in and copied out, and the engine's lines.
 
 The page knows no rules, so everything it shows on the analysis board comes from here: a pasted
-FEN or PGN read into plies (each with SAN and the position after it), a position's legal moves,
-and the engine's best lines (:mod:`bot.analysis`, with the config's engine), streamed as the engine
-reports them. One search runs at a time on the whole server (it shares the machine with the bot's
-own games): a new analysis stops the one before, and a search ends when its page goes away or
-after :data:`MAX_SEARCH_S`. Nothing here speaks HTTP.
+FEN or PGN read into a tree of moves (each with SAN and the position after it, and the PGN's
+comments, NAGs and variations; every game of a paste of several), the page's tree written back as
+PGN by python-chess, a position's legal moves, and the engine's best lines (:mod:`bot.analysis`,
+with the config's engine), streamed as the engine reports them. One search runs at a time on the
+whole server (it shares the machine with the bot's own games): a new analysis stops the one
+before, and a search ends when its page goes away or after :data:`MAX_SEARCH_S`. Nothing here
+speaks HTTP.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import chess
 import chess.engine
@@ -83,8 +87,9 @@ def drain(items: queue.Queue[JsonObject | None], keepalive_s: float) -> Iterator
 
 
 def read_paste(text: str) -> JsonObject:
-    """A pasted FEN or PGN as ``{"initialFen", "plies": [{uci, san, fen, check}], "headers"}`` (the
-    PGN's main line).
+    """A pasted FEN or PGN as ``{"games": [game, ...]}``, each game as :func:`game_json` makes it
+    (a FEN as a game without moves). Of several games, one that cannot be read is listed with its
+    ``error`` (the page offers the others); a single one that cannot be read is refused.
 
     :raises: :exc:`ApiError` (400) with one sentence for anything else.
     """
@@ -95,13 +100,32 @@ def read_paste(text: str) -> JsonObject:
         raise ApiError(400, f"That paste is {len(text)} characters long; a FEN or a PGN game is at most "
                             f"{MAX_PASTE_CHARS}.")
     if "\n" not in text and text.count("/") == 7 and not text.startswith("["):
-        return {"initialFen": _position(text).fen(), "plies": [], "headers": {}}
-    games = read_games(knightmate_pgn(text))
-    game = games[0] if games else None
-    # Text that is not PGN reads as a game with no moves, no errors and only the default headers.
-    told = [key for key, value in (game.headers.items() if game else []) if value not in ("?", "????.??.??", "*")]
-    if game is None or (not game.errors and game.next() is None and told == ["Variant"]):
+        return {"games": [{"headers": {}, "initialFen": _position(text).fen(), "comment": "", "moves": []}]}
+    # Text that is not PGN reads as no game at all (a "game" of nothing but the default headers).
+    games = read_games(text, default_variant="Knightmate")
+    if not games:
         raise ApiError(400, "That is neither a FEN nor a PGN game.")
+    if len(games) == 1:
+        return {"games": [game_json(games[0])]}
+    listed: list[JsonObject] = []
+    for game in games:
+        try:
+            listed.append(game_json(game))
+        except ApiError as error:
+            listed.append({"headers": _headers(game), "error": error.message})
+    return {"games": listed}
+
+
+def game_json(game: chess.pgn.Game) -> JsonObject:
+    """A game read from PGN as the analysis board's tree: ``{"headers", "initialFen", "comment",
+    "moves"}``, *moves* every move of the main line and the variations in the order PGN writes
+    them (each move before its continuations, a node's main move before its other choices), each
+    ``{parent, uci, san, fen, check, comment, startingComment, nags}`` with *parent* the index of
+    the move it follows (-1: the start). A flat list, not nested: a long game would nest deeper
+    than JSON readers go.
+
+    :raises: :exc:`ApiError` (400) for a game that is not Knightmate or cannot be read.
+    """
     board = game.board()
     if not isinstance(board, KnightmateBoard):
         raise ApiError(400, f"That game is not Knightmate (its Variant is {game.headers.get('Variant')!r}).")
@@ -111,14 +135,99 @@ def read_paste(text: str) -> JsonObject:
     problem = _problem(board)
     if problem:
         raise ApiError(400, f"That PGN's start position is not a Knightmate position: {problem}.")
-    initial_fen = board.fen()
-    plies = []
-    for move in game.mainline_moves():
-        uci = board.uci(move)
-        san = board.san_and_push(move)
-        plies.append({"uci": uci, "san": san, "fen": board.fen(), "check": check_square(board)})
-    headers = {key: value for key, value in game.headers.items() if value not in ("?", "")}
-    return {"initialFen": initial_fen, "plies": plies, "headers": headers}
+    moves: list[JsonObject] = []
+    # Depth first without recursion (a long game is a deep tree): the main move is taken first.
+    stack: list[tuple[int, KnightmateBoard, chess.pgn.ChildNode]] = [
+        (-1, board, node) for node in reversed(game.variations)]
+    while stack:
+        parent, before, node = stack.pop()
+        after = before.copy(stack=False)
+        uci, san = after.uci(node.move), after.san_and_push(node.move)
+        moves.append({"parent": parent, "uci": uci, "san": san, "fen": after.fen(), "check": check_square(after),
+                      "comment": node.comment, "startingComment": node.starting_comment, "nags": sorted(node.nags)})
+        index = len(moves) - 1
+        stack.extend((index, after, child) for child in reversed(node.variations))
+    return {"headers": _headers(game), "initialFen": board.fen(), "comment": game.comment, "moves": moves}
+
+
+def _headers(game: chess.pgn.Game) -> dict[str, str]:
+    """The tags a person wrote (not python-chess's "?" for the ones left out)."""
+    return {key: value for key, value in game.headers.items() if value not in ("?", "????.??.??", "")}
+
+
+def tree_pgn(text: str) -> str:
+    """The analysis board's tree, sent by the page as JSON, as PGN that python-chess writes: the
+    tags the game came with, and every move, comment, NAG and variation, the moves' SAN worked out
+    here (the commoner's ``M``). The tree is ``{"headers", "initialFen", "comment", "moves"}`` as
+    :func:`game_json` makes it, each move read by :func:`tree_move` (the page sends most as bare
+    UCI, to stay far under the server's 64 kB body limit once the form encodes the JSON).
+
+    :raises: :exc:`ApiError` (400) for a tree that is not one.
+    """
+    try:
+        tree = json.loads(text)
+        initial_fen, headers, comment, moves = tree["initialFen"], tree["headers"], tree["comment"], tree["moves"]
+    except (ValueError, TypeError, KeyError):
+        raise ApiError(400, "That is not an analysis tree: JSON with initialFen, headers, comment and moves.") from None
+    if not (isinstance(headers, dict) and isinstance(comment, str) and isinstance(moves, list)
+            and all(isinstance(key, str) and isinstance(value, str) for key, value in headers.items())):
+        raise ApiError(400, "That is not an analysis tree: headers are text, moves a list.")
+    board = _position(str(initial_fen))
+    game = chess.pgn.Game()
+    for key, value in headers.items():
+        if key not in ("FEN", "SetUp", "Variant"):
+            game.headers[key] = value
+    game.setup(board)
+    game.comment = comment
+    # Each node and the position after it, the start's first: a move's parent p is at p + 1.
+    nodes: list[chess.pgn.GameNode] = [game]
+    boards = [board]
+    for index, sent in enumerate(moves):
+        move = tree_move(sent, index)
+        before = boards[move.parent + 1]
+        try:
+            played = before.parse_uci(move.uci)
+        except ValueError:
+            raise ApiError(400, f"Move {index + 1} of the tree, {move.uci[:10]!r}, is not legal there.") from None
+        nodes.append(nodes[move.parent + 1].add_variation(played, comment=move.comment,
+                                                          starting_comment=move.starting_comment, nags=move.nags))
+        after = before.copy(stack=False)
+        after.push(played)
+        boards.append(after)
+    return str(game)
+
+
+@dataclass(frozen=True)
+class TreeMove:
+    """A move of the page's tree: the index of the move it follows (-1: the start), and PGN's
+    comments and NAGs."""
+
+    parent: int
+    uci: str
+    comment: str = ""
+    starting_comment: str = ""
+    nags: tuple[int, ...] = ()
+
+
+def tree_move(sent: object, index: int) -> TreeMove:
+    """Move *index* of a tree as the page sends it: bare UCI for a move that follows the one before
+    it and has no comment or NAG, else ``{uci, parent, comment, startingComment, nags}`` (all but
+    *uci* may be left out: the one before, none).
+
+    :raises: :exc:`ApiError` (400) for a move that is not one.
+    """
+    fields = {"uci": str, "parent": int, "comment": str, "startingComment": str, "nags": list}
+    move = {"uci": sent} if isinstance(sent, str) else sent
+    if not (isinstance(move, dict) and isinstance(move.get("uci"), str)
+            and all(isinstance(move[key], kind) for key, kind in fields.items() if key in move)
+            and all(isinstance(nag, int) and 0 <= nag <= 255 for nag in move.get("nags", []))):
+        raise ApiError(400, f"Move {index + 1} of the tree is not a move: UCI, or uci with parent, comment, "
+                            "startingComment and nags (0-255).")
+    parent = move.get("parent", index - 1)
+    if not -1 <= parent < index:
+        raise ApiError(400, f"Move {index + 1} of the tree follows a move that does not come before it.")
+    return TreeMove(parent, move["uci"], move.get("comment", ""), move.get("startingComment", ""),
+                    tuple(move.get("nags", [])))
 
 
 def position_json(fen: str) -> JsonObject:

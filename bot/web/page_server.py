@@ -27,7 +27,7 @@ from bot.sandbox.chunked import JsonObject, relay
 from bot.sandbox.handler import StreamingHandler
 from bot.sandbox.human import HumanSeat
 from bot.sandbox.world import ApiError
-from bot.web.analysis_board import Analyser, position_json, read_paste
+from bot.web.analysis_board import Analyser, position_json, read_paste, tree_pgn
 from bot.web.game_review import Reviewer
 from bot.web.puzzle_set import PuzzleFilter, PuzzleSet
 
@@ -215,6 +215,10 @@ class PageHandler(StreamingHandler):
     def analysis_import(self, params: dict[str, str], form: dict[str, str]) -> None:
         self._send_json(200, read_paste(form.get("text", "")))
 
+    def analysis_pgn(self, params: dict[str, str], form: dict[str, str]) -> None:
+        """The analysis board's tree as PGN, written by python-chess (the page's "Copy PGN")."""
+        self._send_json(200, {"pgn": tree_pgn(form.get("tree", ""))})
+
     def analysis_position(self, params: dict[str, str], form: dict[str, str]) -> None:
         self._send_json(200, position_json(self._query().get("fen", "")))
 
@@ -331,6 +335,7 @@ def _routes() -> list[tuple[str, re.Pattern[str], PageAction]]:
         ("POST", game + r"/draw/(?P<answer>yes|no)", PageHandler.draw),
         ("POST", game + r"/chat", PageHandler.chat),
         ("POST", r"/api/analysis/import", PageHandler.analysis_import),
+        ("POST", r"/api/analysis/pgn", PageHandler.analysis_pgn),
         ("GET", r"/api/analysis/position", PageHandler.analysis_position),
         ("GET", r"/api/analysis/stream", PageHandler.analysis_stream),
         ("GET", r"/api/review/stream/(?P<game>[A-Za-z0-9]+)", PageHandler.review_stream),

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import chess.engine
+import chess.pgn
 import pytest
 import requests
 from selenium.webdriver.common.action_chains import ActionChains
@@ -24,6 +25,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from bench.page import browser_page
 from bench.page.browser_page import Page
 from bot.analysis import BUILTIN_CURVE, chances_percent
+from bot.analysis.pgn_input import read_games
 from bot.sandbox import Sandbox
 from bot.web.page_server import PageServer
 
@@ -190,7 +192,7 @@ def test_a_pawn_promotes_to_a_commoner_through_the_picker(page: Page) -> None:
     page.click("b8")
     page.wait.until(lambda d: page.find("#promotion").is_displayed())
     choices = [button.get_attribute("data-promotion") for button in page.find_all("#promotion button")]
-    assert choices == ["q", "m", "r", "b"]  # the queen first
+    assert choices == ["q", "r", "b", "m"]  # the queen first, the commoner last
     page.screenshot(SCREENSHOTS, "3-promotion-picker")
     page.find('#promotion button[data-promotion="m"]').click()
     page.wait_plies(1)
@@ -710,6 +712,12 @@ def test_a_finished_game_is_analysed_but_never_ones_own_running_game(puppet: Pup
     assert page.text("#tree .move.current") == "Qf4#"
     page.wait.until(lambda d: "1-0" in page.text("#analysis-status"))
     assert puppet.sandbox.game(game_id).status == "mate"
+    page.find("#analysis-copy-pgn").click()  # the game's copy carries its players and result
+    page.wait.until(lambda d: page.find("#analysis-copied").get_attribute("data-copied") == "PGN")
+    copied = chess.pgn.read_game(io.StringIO(str(page.find("#analysis-copied").get_attribute("value"))))
+    assert copied is not None and not copied.errors
+    assert (copied.headers["White"], copied.headers["Black"], copied.headers["Result"]) == ("you", "puppet", "1-0")
+    assert copied.headers["FEN"] == MATE_IN_ONE and [node.san() for node in copied.mainline()] == ["Qf4#"]
     page.find("#close-analysis").click()
     page.board_css = "#board"
     page.wait.until(lambda d: page.find("#main").is_displayed())
@@ -863,6 +871,10 @@ def test_learning_from_a_planted_blunder(puppet: Puppet) -> None:
     play_try(page, "h1", "h5")
     page.wait.until(lambda d: "Well found" in page.text("#learn-text") and page.piece_on("h5") == "wr")
     page.driver.set_window_size(390, 844)
+    page.wait.until(lambda d: page.read(  # on a phone the exercise's words come right under the board
+        'const board = document.getElementById("board").getBoundingClientRect();'
+        ' const words = document.getElementById("learn-text").getBoundingClientRect();'
+        ' return words.top >= board.bottom && words.top - board.bottom < 80'))
     page.screenshot(SCREENSHOTS, "11-learn-phone")
     page.driver.set_window_size(1280, 900)
     page.find("#learn-next").click()
@@ -889,5 +901,194 @@ def test_the_analysis_board_steps_with_its_buttons_on_a_phone(puppet: Puppet) ->
                       ' document.getElementById("analysis-" + id).getBoundingClientRect().right))')
     assert right <= 390
     page.screenshot(SCREENSHOTS, "12-analysis-steps-phone")
+    page.find("#close-analysis").click()
+    page.board_css = "#board"
+
+
+#: An annotated game: comments, NAGs, a side line after a White move with one in it, and one
+#: after 2. Mc2 (so Black's reply after it is numbered again).
+ANNOTATED_PGN = """[Event "Club"]
+[White "A"]
+[Black "B"]
+[Result "*"]
+
+{Quiet start} 1. c3 $1 c6 (1... e6 $6 {loosens d6} 2. Mc2 (2. d4 $4 d5) 2... d5) 2. Mc2 $2 $18 (2. d4 d5) 2... Mc7
+3. Md3 *
+"""
+SHOTS_BOARD = Path("/tmp/shots-board")
+
+
+def paste(page: Page, text: str) -> None:
+    """*text* in the paste box, as if pasted (typing it would take long), and Analyse clicked."""
+    page.read('document.getElementById("paste").value = arguments[0]', text)
+    page.find("#analyse-paste").click()
+
+
+def tree_of(node: chess.pgn.GameNode) -> list[object]:
+    """Every move under *node* with its comments and NAGs, variations in order: what a copy keeps."""
+    return [(child.uci(), child.comment, child.starting_comment, sorted(child.nags), tree_of(child))
+            for child in node.variations]
+
+
+def test_an_annotated_pgn_shows_its_comments_nags_and_side_lines_and_copies_back_whole(puppet: Puppet) -> None:
+    page = puppet.page
+    page.driver.set_window_size(1280, 900)
+    paste(page, ANNOTATED_PGN)
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 5)
+    assert page.text("#tree") == ("Quiet start 1. c3! c6 (1... e6?! loosens d6 2. Mc2 (2. d4?? d5) 2... d5)"
+                                  " 2. Mc2?+\u2212 (2. d4 d5) 2... Mc7 3. Md3")
+    # Into the side line's side line, and on through it.
+    page.find("#tree .variation .variation .move").click()
+    page.wait.until(lambda d: page.text("#tree .move.current") == "d4??" and page.ply() == 3)
+    page.find("body").send_keys(Keys.ARROW_RIGHT)
+    page.wait.until(lambda d: page.text("#tree .move.current") == "d5" and page.ply() == 4)
+    assert page.piece_on("d5") == "bp" and page.piece_on("e6") == "bp" and page.piece_on("c7") == "bp"
+    page.find("#analysis-copy-fen").click()
+    page.wait.until(lambda d: page.find("#analysis-copied").get_attribute("value") == page.fen())
+    page.find("#analysis-copy-pgn").click()
+    page.wait.until(lambda d: page.find("#analysis-copied").get_attribute("data-copied") == "PGN")
+    copied = chess.pgn.read_game(io.StringIO(str(page.find("#analysis-copied").get_attribute("value"))))
+    (pasted,) = read_games(ANNOTATED_PGN, default_variant="Knightmate")
+    assert copied is not None and not copied.errors and copied.headers["Variant"] == "Knightmate"
+    assert tree_of(copied) == tree_of(pasted) and copied.comment == pasted.comment == "Quiet start"
+    page.find("#analysis-last").click()  # the end of the line shown: the side line's
+    page.wait.until(lambda d: page.text("#tree .move.current") == "d5" and page.ply() == 4)
+    page.find("#tree .variation .move").click()
+    page.find("#analysis-last").click()
+    page.wait.until(lambda d: page.text("#tree .move.current") == "d5" and page.ply() == 4)
+    page.wait.until(lambda d: page.find_all("#lines li"))
+    page.screenshot(SHOTS_BOARD, "analysis-annotated-1280")
+    page.driver.set_window_size(390, 844)
+    page.screenshot(SHOTS_BOARD, "analysis-annotated-390")
+    page.read('document.getElementById("tree").scrollIntoView()')
+    page.screenshot(SHOTS_BOARD, "analysis-annotated-390-tree")
+    page.find("#close-analysis").click()
+    page.board_css = "#board"
+
+
+def test_a_paste_of_two_games_offers_the_choice_and_opens_the_one_chosen(puppet: Puppet) -> None:
+    page = puppet.page
+    second = '[White "C"]\n[Black "D"]\n[Result "1-0"]\n[Date "2026.05.01"]\n\n1. e4 e5 2. d4 1-0\n'
+    paste(page, ANNOTATED_PGN + "\n" + second)
+    page.wait.until(lambda d: len(page.find_all("#paste-games button")) == 2)
+    assert "2 games: choose one" in page.text("#paste-message")
+    assert not page.find("#analysis").is_displayed()  # never silently the first
+    assert [button.text for button in page.find_all("#paste-games button")] == ["A - B, Club", "C - D, 1-0, 2026.05.01"]
+    page.read('document.getElementById("paste-games").scrollIntoView()')
+    page.screenshot(SHOTS_BOARD, "paste-of-two-games")
+    page.find('#paste-games button[data-game="2"]').click()
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 3)
+    assert page.text("#tree") == "1. e4 e5 2. d4"
+    page.find("#close-analysis").click()
+    page.board_css = "#board"
+    assert not page.find("#paste-games").is_displayed()
+
+
+@pytest.mark.parametrize(("fen", "width", "text"), [
+    ("8/8/8/4R3/3K1Qk1/8/8/8 b - - 1 1", "100%", "Checkmate: White wins"),
+    ("8/8/8/4r3/3k1qK1/8/8/8 w - - 1 1", "0%", "Checkmate: Black wins"),
+    ("k7/8/8/2Q5/8/8/8/K7 b - - 0 1", "50%", "Stalemate: draw"),
+])
+def test_the_bar_at_the_end_of_a_game_says_how_it_ended(puppet: Puppet, fen: str, width: str, text: str) -> None:
+    page = puppet.page
+    paste(page, fen)
+    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.text("#eval-text") == text)
+    assert page.read('return document.getElementById("eval-white").style.width') == width
+    page.wait.until(lambda d: abs(page.read(  # drawn so, once the bar's transition has run
+        'return document.getElementById("eval-white").getBoundingClientRect().width'
+        ' / document.getElementById("eval").getBoundingClientRect().width * 100') - float(width.rstrip("%"))) < 0.5)
+    page.screenshot(SHOTS_BOARD, f"bar-{text.split(':')[0].lower()}-{width.rstrip('%')}")
+    page.find("#close-analysis").click()
+
+
+def test_the_bar_fills_for_the_side_that_mates_on_the_board(puppet: Puppet) -> None:
+    page = puppet.page
+    paste(page, MATE_IN_ONE)
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 0)
+    page.select("f7")
+    page.click("f4")
+    page.wait.until(lambda d: page.ply() == 1 and page.text("#eval-text") == "Checkmate: White wins")
+    assert page.read('return document.getElementById("eval-white").style.width') == "100%"
+    page.find("#close-analysis").click()
+    page.board_css = "#board"
+
+
+def test_the_promotion_chooser_sits_on_its_square_on_a_phone_queen_first(puppet: Puppet) -> None:
+    page = puppet.page
+    page.driver.set_window_size(390, 844)
+    paste(page, PROMOTION)
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 0)
+    page.select("b7")
+    page.click("b8")
+    page.wait.until(lambda d: page.find("#analysis-promotion").is_displayed())
+    choices = page.read(
+        'const square = (name) => {'
+        ' const b = document.querySelector("#analysis-board cg-board").getBoundingClientRect();'
+        ' const f = "abcdefgh".indexOf(name[0]), r = 8 - Number(name[1]);'
+        ' return [b.left + f * b.width / 8, b.top + r * b.height / 8, b.width / 8]; };'
+        ' return [...document.querySelectorAll("#analysis-promotion button")].map(button => {'
+        ' const r = button.getBoundingClientRect(), l = button.querySelector(".label");'
+        ' const t = l.getBoundingClientRect();'
+        ' return {type: button.dataset.promotion, square: square("b8"),'
+        ' x: r.left + r.width / 2, y: r.top + r.height / 2,'
+        ' labelInside: [[t.left, t.top], [t.right, t.top], [t.left, t.bottom], [t.right, t.bottom]].every(([x, y]) =>'
+        ' Math.hypot(x - r.left - r.width / 2, y - r.top - r.height / 2) <= r.width / 2 + 0.5)}; })')
+    assert [choice["type"] for choice in choices] == ["q", "r", "b", "m"]
+    left, top, size = choices[0]["square"]
+    assert left <= choices[0]["x"] <= left + size and top <= choices[0]["y"] <= top + size  # the queen on b8
+    assert all(choice["labelInside"] for choice in choices), choices  # each name's corners inside its circle
+    steps = [choice["y"] - choices[0]["y"] for choice in choices]
+    assert steps == pytest.approx([size * i for i in range(4)], abs=1.5)  # down the b file, a square each
+    page.screenshot(SHOTS_BOARD, "promotion-390")
+    page.click("g3")  # beside the circles: the move is taken back
+    page.wait.until(lambda d: not page.find("#analysis-promotion").is_displayed() and page.piece_on("b7") == "wp")
+    page.select("b7")
+    page.click("b8")
+    page.wait.until(lambda d: page.find("#analysis-promotion").is_displayed())
+    page.find('#analysis-promotion button[data-promotion="q"]').click()
+    page.wait.until(lambda d: page.ply() == 1 and page.text("#tree .move.current") == "b8=Q+")
+    page.find("#close-analysis").click()
+    page.board_css = "#board"
+
+
+def test_a_move_played_from_the_middle_of_a_line_makes_a_side_line(puppet: Puppet) -> None:
+    page = puppet.page
+    paste(page, ANALYSIS_PGN)
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 5)
+    page.find_all("#tree .move")[1].click()  # 1... c6
+    page.wait.until(lambda d: page.ply() == 2)
+    page.select("d2")
+    page.click("d4")
+    page.wait.until(lambda d: page.ply() == 3 and page.text("#tree .move.current") == "d4")
+    assert page.text("#tree") == "1. c3 c6 2. Mc2 (2. d4) 2... Mc7 3. Md3"  # nothing cut off
+    page.find("#close-analysis").click()
+    page.board_css = "#board"
+
+
+def test_the_move_list_follows_the_move_shown_and_leaves_the_page_where_it_is(puppet: Puppet) -> None:
+    page = puppet.page
+    page.driver.set_window_size(390, 844)
+    moves = " ".join(f"{n + 1}. {white[2:]} {black[2:]}" for n, (white, black)
+                     in enumerate(zip(PAWN_MARCH, PAWN_MARCH_BLACK, strict=True)))
+    paste(page, moves + " *")
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 32)
+    page.read("window.scrollTo(0, 0)")
+    page.find("#analysis-first").click()
+    page.wait.until(lambda d: page.ply() == 0)
+    page.find("#analysis-forward").click()
+    page.wait.until(lambda d: page.ply() == 1)
+    page.find("#analysis-last").click()
+    page.wait.until(lambda d: page.ply() == 32)
+    in_list, scrolled = page.read(
+        'const list = document.getElementById("tree").getBoundingClientRect();'
+        ' const c = document.querySelector("#tree .current").getBoundingClientRect();'
+        ' return [c.top >= list.top - 1 && c.bottom <= list.bottom + 1, window.scrollY]')
+    assert in_list and scrolled == 0
     page.find("#close-analysis").click()
     page.board_css = "#board"

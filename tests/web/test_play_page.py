@@ -25,6 +25,7 @@ import requests
 from bench.page import make_pieces, make_sounds
 from bot.analysis import BUILTIN_CURVE, LICHESS_CURVE, EngineCommand, WinningChancesCurve, chances_percent, close_engine
 from bot.analysis.lines import final_position
+from bot.analysis.pgn_input import read_games
 from bot.cli.local_page import PlayError, announce, check_host
 from bot.cli.main import main
 from bot.engine import levels
@@ -415,16 +416,87 @@ GAME_PGN = """[Event "a game"]
 """
 
 
-def test_a_pasted_pgn_is_read_into_plies_with_san_and_positions(served: Served) -> None:
-    game = served.post("/api/analysis/import", {"text": GAME_PGN}).json()
-    assert [ply["san"] for ply in game["plies"]] == ["c3", "c6", "Mc2", "Mc7", "Md3"]
+def test_a_pasted_pgn_is_read_into_moves_with_san_and_positions(served: Served) -> None:
+    (game,) = served.post("/api/analysis/import", {"text": GAME_PGN}).json()["games"]
+    assert [move["san"] for move in game["moves"]] == ["c3", "c6", "Mc2", "Mc7", "Md3"]
+    assert [move["parent"] for move in game["moves"]] == [-1, 0, 1, 2, 3]
     board = KnightmateBoard()
-    for ply in game["plies"]:
-        board.push_uci(ply["uci"])
-        assert ply["fen"] == board.fen()
+    for move in game["moves"]:
+        board.push_uci(move["uci"])
+        assert move["fen"] == board.fen()
     assert game["headers"]["White"] == "A"
     fen_only = served.post("/api/analysis/import", {"text": "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"}).json()
-    assert fen_only == {"initialFen": "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "plies": [], "headers": {}}
+    assert fen_only == {"games": [{"initialFen": "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "moves": [], "headers": {},
+                                   "comment": ""}]}
+
+
+#: An annotated game: a comment before the moves and in a variation, NAGs, and a variation in a variation.
+ANNOTATED_PGN = """[Event "Club"]
+[White "A"]
+[Black "B"]
+[Result "*"]
+
+{Quiet start} 1. c3 $1 c6 (1... e6 $6 {loosens d6} 2. Mc2 (2. d4 d5) 2... d5) 2. Mc2 $2 $18 Mc7 3. Md3 *
+"""
+
+
+def tree_of(node: chess.pgn.GameNode) -> list[object]:
+    """Every move under *node* with its comments and NAGs, variations in order: what a copy keeps."""
+    return [(child.uci(), child.comment, child.starting_comment, sorted(child.nags), tree_of(child))
+            for child in node.variations]
+
+
+def test_a_pasted_pgn_keeps_its_comments_nags_and_variations_and_is_written_back_as_it_came(served: Served) -> None:
+    (game,) = served.post("/api/analysis/import", {"text": ANNOTATED_PGN}).json()["games"]
+    assert game["comment"] == "Quiet start"
+    by_san = {move["san"]: move for move in game["moves"]}
+    assert by_san["e6"]["nags"] == [chess.pgn.NAG_DUBIOUS_MOVE] and by_san["e6"]["comment"] == "loosens d6"
+    assert by_san["e6"]["parent"] == by_san["c6"]["parent"] == 0  # the other choice to 1... c6
+    assert game["moves"][by_san["d4"]["parent"]]["san"] == "e6"  # 2. d4 in the variation's variation
+    pgn = served.post("/api/analysis/pgn", {"tree": json.dumps(game)}).json()["pgn"]
+    copied = chess.pgn.read_game(io.StringIO(pgn))
+    (pasted,) = read_games(ANNOTATED_PGN, default_variant="Knightmate")
+    assert copied is not None and not copied.errors and isinstance(copied.board(), KnightmateBoard)
+    assert tree_of(copied) == tree_of(pasted) and copied.comment == "Quiet start"
+    assert copied.headers["White"] == "A" and copied.headers["Event"] == "Club"
+
+
+def test_a_tree_sent_as_bare_uci_where_it_can_be_reads_the_same(served: Served) -> None:
+    """The page's short form: a move that follows the one before, without comment or NAG, as UCI."""
+    tree = {"initialFen": KnightmateBoard().fen(), "headers": {}, "comment": "",
+            "moves": ["c2c3", "c7c6", "b1c2", {"uci": "e7e6", "parent": 0, "nags": [6]}, "b1c2"]}
+    pgn = served.post("/api/analysis/pgn", {"tree": json.dumps(tree)}).json()["pgn"]
+    assert pgn.splitlines()[-1] == "1. c3 c6 ( 1... e6 $6 2. Mc2 ) 2. Mc2 *", pgn
+
+
+def test_a_paste_of_several_games_lists_them_all_and_says_what_is_wrong_with_one(served: Served) -> None:
+    text = GAME_PGN + "\n" + '[White "C"]\n[Black "D"]\n\n1. c3 c6 2. Ke3 *\n\n' + '[White "E"]\n\n1. c3 c6 2. Mc2 *\n'
+    games = served.post("/api/analysis/import", {"text": text}).json()["games"]
+    assert [game["headers"]["White"] for game in games] == ["A", "C", "E"]
+    assert games[1]["error"] == "That PGN cannot be read: illegal move 2. Ke3."
+    assert [move["san"] for move in games[2]["moves"]] == ["c3", "c6", "Mc2"]  # Knightmate, though it names none
+
+
+@pytest.mark.parametrize(("tree", "message"), [
+    ("not json", "That is not an analysis tree"),
+    (json.dumps({"initialFen": KnightmateBoard().fen(), "headers": {}, "comment": "",
+                 "moves": [{"parent": -1, "uci": "e2e5", "comment": "", "startingComment": "", "nags": []}]}),
+     "Move 1 of the tree, 'e2e5', is not legal there."),
+    (json.dumps({"initialFen": KnightmateBoard().fen(), "headers": {}, "comment": "",
+                 "moves": [{"parent": 3, "uci": "e2e4", "comment": "", "startingComment": "", "nags": []}]}),
+     "Move 1 of the tree follows a move that does not come before it."),
+    (json.dumps({"initialFen": KnightmateBoard().fen(), "headers": {}, "comment": "", "moves": [{"parent": -1}]}),
+     "Move 1 of the tree is not a move"),
+    (json.dumps({"initialFen": KnightmateBoard().fen(), "headers": {}, "comment": "",
+                 "moves": ["e2e4", {"uci": "e7e5", "nags": [256]}]}),
+     "Move 2 of the tree is not a move"),
+    (json.dumps({"initialFen": "8/8/8/8/8/8/8/8 w - - 0 1", "headers": {}, "comment": "", "moves": []}),
+     "That is not a Knightmate FEN: invalid Knightmate position (white has no royal knight"),
+])
+def test_a_tree_that_is_not_one_gets_one_clear_sentence(served: Served, tree: str, message: str) -> None:
+    response = served.post("/api/analysis/pgn", {"tree": tree})
+    assert response.status_code == 400
+    assert response.json()["error"].startswith(message), response.json()["error"]
 
 
 @pytest.mark.parametrize(("text", "message"), [

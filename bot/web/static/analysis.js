@@ -1,14 +1,17 @@
 // @ts-check
 // The analysis board: a position or game (pasted, or one finished or watched here) as a tree of
-// variations made by moving on the board, stepped with the keys or the step buttons; the engine's best lines from
-// the server (MultiPV 1-3, scores from White's side, depth), its best move as an arrow and an
-// evaluation bar. One search at a time, restarted at each position shown, stopped when the board
-// is left. The rules are the server's: each position's legal moves come from /api/analysis/position.
+// variations, a pasted PGN's own (its comments and NAGs too) and those made by moving on the board,
+// stepped with the keys or the step buttons; the engine's best lines from the server (MultiPV 1-3,
+// scores from White's side, depth), its best move as an arrow and an evaluation bar. One search at
+// a time, restarted at each position shown, stopped when the board is left. The rules are the
+// server's: a paste is read into a tree there, each position's legal moves come from
+// /api/analysis/position, and the tree is written back as PGN there (python-chess's writer).
 import { el } from "./elements.js";
+import { scrollWithin } from "./page.js";
 import * as metrics from "./metrics.js";
 import { api, readLines } from "./network.js";
 import { Board } from "./board.js";
-/** @import { AnalysedPosition, Color, LegalMove, Ply, Score } from "./network.js" */
+/** @import { AnalysedPosition, AnalysisGame, Color, LegalMove, Ply, Score, TreeMove } from "./network.js" */
 
 /**
  * @typedef {object} TreeNode  a position of the tree and the move that led to it (none at the root)
@@ -18,6 +21,10 @@ import { Board } from "./board.js";
  * @property {string | null} uci
  * @property {string | null} san
  * @property {string} fen
+ * @property {number} ply  moves from the root
+ * @property {string} comment  PGN's comment after the move (at the root: before the first)
+ * @property {string} startingComment  PGN's comment before a variation's first move
+ * @property {number[]} nags  PGN's NAGs: $1 is "!", $6 "?!"
  *
  * @typedef {Score & { uci: string[], san: string[], fen: string[] }} EngineLine
  * @typedef {{ depth: number, nodes: number, lines: EngineLine[], sentAtMs: number }} EngineInfo
@@ -31,6 +38,8 @@ const shown = {
   nextId: 0,
   /** @type {AbortController | null} */ search: null, // the stream of the position shown
   /** @type {Color} */ orientation: "white",
+  /** @type {Record<string, string>} */ headers: {}, // the game's PGN tags, written back with it
+  /** @type {AnalysisGame[]} */ choices: [], // the games of a paste of several, until one is chosen
 };
 /** @type {Map<string, AnalysedPosition>} the server's answers, by FEN */
 const positions = new Map();
@@ -39,13 +48,14 @@ export const isOpen = () => !el.analysis.hidden;
 
 /**
  * @param {TreeNode | null} parent
- * @param {LegalMove | null} move  null: the root, at *fen*
+ * @param {(LegalMove & Partial<TreeMove>) | null} move  null: the root, at *fen*
  * @param {string} [fen]
  * @returns {TreeNode}
  */
 function makeNode(parent, move, fen = "") {
   return { id: String(shown.nextId++), parent, children: [], uci: move ? move.uci : null, san: move ? move.san : null,
-    fen: move ? move.fen : fen };
+    fen: move ? move.fen : fen, ply: parent ? parent.ply + 1 : 0, comment: move?.comment || "",
+    startingComment: move?.startingComment || "", nags: move?.nags || [] };
 }
 
 /** The child of *node* by *move*, made if it is not there yet (a side line after the others). */
@@ -59,23 +69,45 @@ function childOf(/** @type {TreeNode} */ node, /** @type {LegalMove} */ move) {
 }
 
 /**
- * Opens the board on *initialFen* with the main line *plies*, at its end.
+ * Opens the board on a game finished or watched here, *initialFen* and its moves *plies*, at its end.
  * @param {string} initialFen
  * @param {Ply[]} plies
+ * @param {{ flipped?: boolean, headers?: Record<string, string> }} [options]
+ */
+export function open(initialFen, plies, { flipped = false, headers = {} } = {}) {
+  const moves = plies.map((ply, i) => ({ ...ply, parent: i - 1, comment: "", startingComment: "", nags: [] }));
+  openGame({ headers, initialFen, comment: "", moves }, { flipped });
+}
+
+/**
+ * Opens the board on *game*'s tree (a pasted PGN's, with its variations), at the main line's end.
+ * @param {AnalysisGame} game
  * @param {{ flipped?: boolean }} [options]
  */
-export function open(initialFen, plies, { flipped = false } = {}) {
+function openGame(game, { flipped = false } = {}) {
   if (!shown.board) shown.board = new Board(el.analysisBoard, el.analysisPromotion, played);
-  const root = makeNode(null, null, initialFen);
+  const root = makeNode(null, null, game.initialFen);
+  root.comment = game.comment;
+  /** @type {TreeNode[]} */
+  const nodes = [];
+  for (const move of game.moves) { // each after the move it follows, siblings in PGN's order
+    const parent = move.parent < 0 ? root : nodes[move.parent];
+    const node = makeNode(parent, move);
+    parent.children.push(node);
+    nodes.push(node);
+  }
   shown.root = root;
-  let node = root;
-  for (const ply of plies) node = childOf(node, ply);
+  shown.headers = game.headers;
+  shown.choices = [];
+  renderChoices();
   shown.orientation = flipped ? "black" : "white";
   el.analysis.hidden = false;
   el.main.hidden = true;
   el.pasteMessage.textContent = "";
+  el.analysisCopied.hidden = true;
+  el.analysisCopyMessage.textContent = "";
   if (location.hash !== "#analysis") history.pushState(null, "", "#analysis");
-  goTo(node);
+  goTo(mainEnd(root));
 }
 
 export function close() {
@@ -111,14 +143,11 @@ async function goTo(node) {
   if (shown.current !== node || !shown.board) return;
   shown.board.show({ fen: node.fen, last: node.uci, check: position.check },
     { orientation: shown.orientation, movable: position.outcome ? null : position.turn, legalMoves: position.legalMoves,
-      ply: depthOf(node) });
+      ply: node.ply });
   shown.board.setArrows([]);
   el.analysisStatus.textContent = position.outcome ? `${position.outcome.result} \u00B7 ${position.outcome.termination}` : "";
   analyse(node, position);
 }
-
-/** @returns {number} */
-const depthOf = (/** @type {TreeNode} */ node) => (node.parent ? depthOf(node.parent) + 1 : 0);
 
 /**
  * The person moved on the board: the move's node, new or already there, becomes the current one.
@@ -171,7 +200,8 @@ async function analyse(node, position) {
   stopSearch();
   el.lines.textContent = "";
   el.analysisDepth.textContent = "";
-  if (position.outcome) { renderEval(null); return; }
+  el.evalText.textContent = ""; // the score's, or the outcome's words, come next
+  if (position.outcome) { renderOutcome(position.outcome); return; }
   const controller = new AbortController();
   shown.search = controller;
   const multipv = el.multipv.value;
@@ -214,7 +244,7 @@ function showInfo(info) {
     let white = turn === "w";
     line.san.forEach((san, i) => {
       if (white || i === 0) {
-        item.appendChild(document.createTextNode(` ${number}${white ? "." : "\u2026"} `));
+        item.appendChild(document.createTextNode(` ${number}${white ? "." : "..."} `)); // as the move list writes it
       }
       const move = Object.assign(document.createElement("span"), { className: "move", textContent: san });
       move.dataset.index = String(i);
@@ -238,72 +268,163 @@ function showInfo(info) {
 /**
  * The bar: White's share of the winning chances, as the server worked it out with the score (the
  * curve the review's verdicts go by), full at a mate.
- * @param {Score | null} score
+ * @param {Score} score
  */
 function renderEval(score) {
-  el.evalWhite.style.width = score ? `${score.winPercent.toFixed(1)}%` : "50%";
-  el.evalText.textContent = score ? scoreText(score) : "";
+  el.evalWhite.style.width = `${score.winPercent.toFixed(1)}%`;
+  el.evalText.textContent = scoreText(score);
+}
+
+/**
+ * The bar at the end of the game: the winner's all of it and the words, "Checkmate: White wins",
+ * "Stalemate: draw"; there is nothing for the engine to search.
+ * @param {{ result: string, termination: string }} outcome  python-chess's result and termination
+ */
+function renderOutcome({ result, termination }) {
+  const how = termination.replace(/_/g, " ");
+  const text = `${how[0].toUpperCase()}${how.slice(1)}`;
+  const verdict = { "1-0": ["100%", "White wins"], "0-1": ["0%", "Black wins"] }[result] || ["50%", "draw"];
+  el.evalWhite.style.width = verdict[0];
+  el.evalText.textContent = `${text}: ${verdict[1]}`;
 }
 
 // ---- the tree -------------------------------------------------------------------------------------
+
+/** PGN's NAGs as the move list shows them; one without a glyph shows as written ($n). */
+const NAG_GLYPHS = /** @type {Record<number, string>} */ ({ 1: "!", 2: "?", 3: "!!", 4: "??", 5: "!?", 6: "?!", 7: "\u25A1",
+  10: "=", 13: "\u221E", 14: "\u2A72", 15: "\u2A71", 16: "\u00B1", 17: "\u2213", 18: "+\u2212", 19: "\u2212+",
+  22: "\u2A00", 23: "\u2A00", 32: "\u27F3", 33: "\u27F3", 36: "\u2192", 37: "\u2192", 40: "\u2191", 41: "\u2191",
+  132: "\u21C6", 133: "\u21C6", 140: "\u2206", 146: "N" });
 
 function renderTree() {
   if (!shown.root || !shown.current) return;
   const tree = el.tree;
   tree.textContent = "";
-  appendLine(shown.root, tree);
+  if (shown.root.comment) append(tree, textSpan("comment", shown.root.comment));
+  appendLine(shown.root, tree, true);
   const current = tree.querySelector(`[data-node="${shown.current.id}"]`);
-  if (current) { current.classList.add("current"); current.scrollIntoView({ block: "nearest" }); }
+  if (current) { current.classList.add("current"); scrollWithin(tree, current); }
 }
 
 /**
- * "12. " before White's move, "12… " before Black's where *always* (a line's first move).
- * @param {string} parentFen
- * @param {boolean} always
+ * @param {string} className
+ * @param {string} text
  */
-function moveNumber(parentFen, always) {
-  const [, turn, , , , fullmove] = parentFen.split(" ");
-  if (turn === "w") return `${fullmove}. `;
-  return always ? `${fullmove}\u2026 ` : "";
+const textSpan = (className, text) => Object.assign(document.createElement("span"), { className, textContent: text });
+
+/**
+ * Adds *item* to *container*, a space between it and the one before (none after a bracket): the
+ * list reads as PGN does, "(12... Qxf5+ 13. Nd3)".
+ * @param {HTMLElement} container
+ * @param {HTMLElement} item
+ */
+function append(container, item) {
+  const last = container.lastChild;
+  // A number stays on the line of its move: the space after it does not break.
+  const space = last instanceof HTMLElement && last.className === "number" ? "\u00A0" : " ";
+  if (last && last.textContent !== "(") container.appendChild(document.createTextNode(space));
+  container.appendChild(item);
 }
 
 /**
+ * A move with what PGN writes around it: a variation's opening comment, its number ("12." before
+ * White's move, "12..." before Black's where *numbered*: a line's first move, or the first after
+ * a side line or a comment, as Lichess writes them), its NAGs' glyphs and its comment.
  * @param {HTMLElement} container
  * @param {TreeNode} node  a node with a parent: a move
- * @param {boolean} always  the move number even before Black's move
+ * @param {boolean} numbered
  */
-function appendMove(container, node, always) {
-  const number = node.parent ? moveNumber(node.parent.fen, always) : "";
-  if (number) container.appendChild(Object.assign(document.createElement("span"), { className: "number", textContent: number }));
-  const move = Object.assign(document.createElement("span"), { className: "move", textContent: node.san });
+function appendMove(container, node, numbered) {
+  if (node.startingComment) append(container, textSpan("comment", node.startingComment));
+  const [, turn, , , , fullmove] = node.parent ? node.parent.fen.split(" ") : [];
+  if (turn === "w" || numbered) append(container, textSpan("number", `${fullmove}${turn === "w" ? "." : "..."}`));
+  const move = textSpan("move", node.san || "");
   move.dataset.node = node.id;
+  for (const nag of node.nags) move.appendChild(textSpan("nag", NAG_GLYPHS[nag] || `$${nag}`));
   move.addEventListener("click", () => goTo(node));
-  container.appendChild(move);
-  container.appendChild(document.createTextNode(" "));
+  append(container, move);
+  if (node.comment) append(container, textSpan("comment", node.comment));
 }
 
 /**
- * The main line from *parent* on, each side line in brackets after the move it is the other choice to.
+ * The line from *parent* on, each side line in brackets after the move it is the other choice to
+ * (nested ones in theirs).
  * @param {TreeNode} parent
  * @param {HTMLElement} container
+ * @param {boolean} numbered  the line's first move numbered even if it is Black's
  */
-function appendLine(parent, container) {
+function appendLine(parent, container, numbered) {
   let node = parent;
-  let always = true;
   while (node.children.length) {
     const [main, ...sides] = node.children;
-    appendMove(container, main, always);
-    always = false;
+    appendMove(container, main, numbered);
+    numbered = Boolean(main.comment);
     for (const side of sides) {
-      const variation = Object.assign(document.createElement("span"), { className: "variation" });
-      variation.appendChild(document.createTextNode("("));
+      const variation = textSpan("variation", "(");
       appendMove(variation, side, true);
-      appendLine(side, variation);
+      appendLine(side, variation, Boolean(side.comment));
       variation.appendChild(document.createTextNode(")"));
-      container.appendChild(variation);
-      always = true;
+      append(container, variation);
+      numbered = true;
     }
     node = main;
+  }
+}
+
+/**
+ * The tree as the server reads it back (/api/analysis/pgn): each move after the one it follows,
+ * as bare UCI where it follows the move before it and has no comment or NAG (a long game stays
+ * far under the server's limit on what it is sent).
+ */
+function treeJson() {
+  if (!shown.root) return null;
+  /** @type {(string | { uci: string, parent: number, comment: string, startingComment: string, nags: number[] })[]} */
+  const moves = [];
+  /** @type {[TreeNode, number][]} */
+  const stack = shown.root.children.map((child) => /** @type {[TreeNode, number]} */ ([child, -1])).reverse();
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [node, parent] = next;
+    const uci = node.uci || "";
+    const plain = parent === moves.length - 1 && !node.comment && !node.startingComment && node.nags.length === 0;
+    moves.push(plain ? uci : { uci, parent, comment: node.comment, startingComment: node.startingComment, nags: node.nags });
+    const index = moves.length - 1;
+    for (const child of [...node.children].reverse()) stack.push([child, index]);
+  }
+  return { headers: shown.headers, initialFen: shown.root.fen, comment: shown.root.comment, moves };
+}
+
+// ---- copying --------------------------------------------------------------------------------------
+
+/**
+ * Puts *text* on the clipboard where the browser lets the page, and in the box under the buttons
+ * either way, selected, to copy by hand where it does not (a page on plain http from another
+ * machine has no Clipboard API).
+ * @param {string} what  "FEN" or "PGN"
+ * @param {string} text
+ */
+async function copy(what, text) {
+  const box = el.analysisCopied;
+  box.value = text;
+  box.hidden = false;
+  box.dataset.copied = what;
+  box.select();
+  let copied = false;
+  try {
+    if (navigator.clipboard) { await navigator.clipboard.writeText(text); copied = true; }
+  } catch (error) {
+    copied = false; // refused (no permission, the page not focused): the box holds it
+  }
+  el.analysisCopyMessage.textContent = copied ? `The ${what} is on the clipboard.` : `Copy the ${what} from the box.`;
+}
+
+async function copyPgn() {
+  const tree = treeJson();
+  if (!tree) return;
+  try {
+    const { pgn } = await api("/api/analysis/pgn", { tree: JSON.stringify(tree) });
+    await copy("PGN", pgn);
+  } catch (error) {
+    el.analysisCopyMessage.textContent = error instanceof Error ? error.message : String(error);
   }
 }
 
@@ -312,21 +433,65 @@ function appendLine(parent, container) {
 async function importPaste() {
   const text = el.paste.value;
   const message = el.pasteMessage;
+  shown.choices = [];
+  renderChoices();
+  message.classList.remove("ok");
   if (text.length > 20000) {
     message.textContent = `That paste is ${text.length} characters long; a FEN or a PGN game is at most 20000.`;
     return;
   }
   try {
-    /** @type {{ initialFen: string, plies: Ply[] }} */
-    const game = await api("/api/analysis/import", { text });
-    open(game.initialFen, game.plies);
+    /** @type {{ games: AnalysisGame[] }} */
+    const { games } = await api("/api/analysis/import", { text });
+    if (games.length === 1) { openGame(games[0]); return; }
+    message.textContent = `That paste holds ${games.length} games: choose one.`;
+    message.classList.add("ok"); // a question, not an error
+    shown.choices = games;
+    renderChoices();
   } catch (error) {
     message.textContent = error instanceof Error ? error.message : String(error);
   }
 }
 
+/**
+ * A game as the chooser names it: "A - B, 1-0, Club championship, 2024.05.01".
+ * @param {Record<string, string>} headers
+ */
+function gameName(headers) {
+  const players = `${headers.White || "?"} - ${headers.Black || "?"}`;
+  return [players, headers.Result, headers.Event, headers.Date].filter((part) => part && part !== "*").join(", ");
+}
+
+/** The games of a paste of several, to choose one of; one that cannot be read says why. */
+function renderChoices() {
+  const list = el.pasteGames;
+  list.textContent = "";
+  list.hidden = shown.choices.length === 0;
+  shown.choices.forEach((game, index) => {
+    const item = document.createElement("li");
+    const choice = Object.assign(document.createElement("button"), { type: "button", textContent: gameName(game.headers) });
+    choice.dataset.game = String(index + 1);
+    if (game.error) {
+      choice.disabled = true;
+      item.append(choice, textSpan("problem", game.error));
+    } else {
+      choice.addEventListener("click", () => openGame(game));
+      item.append(choice);
+    }
+    list.appendChild(item);
+  });
+}
+
 export function wire() {
   el.analysePaste.addEventListener("click", importPaste);
+  el.analysisCopyFen.addEventListener("click", () => { if (shown.current) copy("FEN", shown.current.fen); });
+  el.analysisCopyPgn.addEventListener("click", copyPgn);
+  // A click beside the promotion's circles takes the move back, as on the game's board.
+  el.analysisPromotion.addEventListener("click", (event) => {
+    if (event.target !== el.analysisPromotion || !shown.board || !shown.current) return;
+    shown.board.hidePromotion();
+    goTo(shown.current);
+  });
   el.closeAnalysis.addEventListener("click", () => { history.back(); });
   // The step buttons, as the keys step (a phone has no keys).
   for (const [button, key] of /** @type {const} */ ([[el.analysisFirst, "Home"], [el.analysisBack, "ArrowLeft"],

@@ -17,7 +17,7 @@ import { PIECE_NAMES } from "./page.js";
  */
 
 const FILES = "abcdefgh";
-const PROMOTION_ORDER = ["q", "m", "r", "b"]; // the queen first, as every chess site has it
+const PROMOTION_ORDER = ["q", "r", "b", "m"]; // the queen first, as every chess site has it
 
 const KNIGHT_LEAPS = [[1, 2], [2, 1], [2, -1], [1, -2], [-1, -2], [-2, -1], [-2, 1], [-1, 2]];
 const STEPS = [[1, 0], [1, 1], [0, 1], [-1, 1], [-1, 0], [-1, -1], [0, -1], [1, -1]];
@@ -153,14 +153,31 @@ export class Board {
     else this.showPromotion(candidates);
   }
 
-  /** @param {LegalMove[]} candidates  the same move to each piece it may promote to */
+  /**
+   * The chooser as Lichess has it: a column of circles on the promotion square's file, the queen
+   * on the square itself and the others towards the middle of the board, so the finger or the
+   * mouse that made the move is already at the queen.
+   * @param {LegalMove[]} candidates  the same move to each piece it may promote to
+   */
   showPromotion(candidates) {
     const picker = this.picker;
     picker.textContent = "";
     const color = this.ground.state.turnColor === "white" ? "black" : "white"; // chessgroundx already moved
     const byPiece = Object.fromEntries(candidates.map((m) => [m.uci[4], m]));
-    for (const type of PROMOTION_ORDER.filter((t) => byPiece[t])) {
+    const white = this.ground.state.orientation === "white";
+    const target = candidates[0].uci.slice(2, 4);
+    const column = white ? FILES.indexOf(target[0]) : 7 - FILES.indexOf(target[0]);
+    const row = white ? 8 - Number(target[1]) : Number(target[1]) - 1; // from the top
+    const towardsMiddle = row < 4 ? 1 : -1;
+    // The squares as drawn: chessgroundx sizes its board to whole pixels, a little inside the picker.
+    picker.hidden = false;
+    const outer = picker.getBoundingClientRect();
+    const inner = this.element.querySelector("cg-board")?.getBoundingClientRect() || outer;
+    const size = inner.width / 8;
+    for (const [index, type] of PROMOTION_ORDER.filter((t) => byPiece[t]).entries()) {
       const button = document.createElement("button");
+      Object.assign(button.style, { width: `${size}px`, height: `${size}px`, left: `${inner.left - outer.left + column * size}px`,
+        top: `${inner.top - outer.top + (row + index * towardsMiddle) * size}px` });
       button.type = "button";
       button.dataset.promotion = type;
       button.title = `Promote to a ${PIECE_NAMES[type]} (${byPiece[type].san})`;
@@ -179,7 +196,6 @@ export class Board {
       });
       picker.appendChild(button);
     }
-    picker.hidden = false;
   }
 
   // The picker closed without a choice: the next show() puts the pawn back.

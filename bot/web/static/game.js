@@ -471,12 +471,16 @@ export async function loadPgn() {
 }
 
 /**
- * The game as the analysis board opens it: start, main line, the side the person sees it from.
- * @returns {{ initialFen: string, plies: Ply[], flipped: boolean } | null}
+ * The game as the analysis board opens it: start, main line, the side the person sees it from,
+ * and the PGN tags its copy carries (the players, and the result once there is one).
+ * @returns {{ initialFen: string, plies: Ply[], flipped: boolean, headers: Record<string, string> } | null}
  */
 export function forAnalysis() {
-  if (!view.state) return null;
-  return { initialFen: view.state.initialFen, plies: view.state.plies, flipped: orientation() === "black" };
+  const state = view.state;
+  if (!state) return null;
+  const result = state.status === "started" ? "*" : resultOf(state.winner, state.status);
+  return { initialFen: state.initialFen, plies: state.plies, flipped: orientation() === "black",
+    headers: { White: state.white.name, Black: state.black.name, Result: result } };
 }
 
 /**

@@ -40,6 +40,17 @@ import { view } from "./state.js";
 
 const ARTICLES = { Inaccuracy: "an inaccuracy", Mistake: "a mistake", Blunder: "a blunder" };
 
+// Where the exercise's words and buttons go: in the review panel beside the board where the two sit
+// side by side (play.css, from 820 px), right under the board where the panel comes a screen
+// further down (a phone), so the question and the board it is about are seen together.
+const NARROW = window.matchMedia("(max-width: 819px)");
+
+function placeExercise() {
+  if (NARROW.matches) el.bottomPlayer.row.after(el.learn);
+  else el.reviewPanel.append(el.learn);
+}
+NARROW.addEventListener("change", placeExercise);
+
 // Learning's one state. Written only here.
 const learn = {
   /** @type {ReviewedMove[]} */ errors: [], // the person's own, in the order played
@@ -72,6 +83,7 @@ export function start(moves, goTo) {
   learn.active = true;
   el.learn.hidden = false;
   el.learnStart.hidden = true;
+  placeExercise();
   el.learn.scrollIntoView({ block: "nearest" });
   showExercise();
 }

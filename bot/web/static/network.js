@@ -60,6 +60,19 @@ import { showNotice } from "./page.js";
  * @property {LegalMove[]} legalMoves
  * @property {{ result: string, termination: string } | null} outcome
  *
+ * @typedef {object} TreeMove  a move of a pasted game's tree (POST /api/analysis/import)
+ * @property {number} parent  the index of the move it follows, -1 for the start
+ * @property {string} comment  PGN's comment after it
+ * @property {string} startingComment  PGN's comment before it, where it starts a variation
+ * @property {number[]} nags  PGN's NAGs
+ *
+ * @typedef {object} AnalysisGame  a game of a paste: its tags and tree, or why it cannot be read
+ * @property {Record<string, string>} headers
+ * @property {string} initialFen
+ * @property {string} comment  PGN's comment before the first move
+ * @property {(LegalMove & TreeMove & { check: string | null })[]} moves  each after the one it follows
+ * @property {string} [error]  set (and the rest not) for a game of several that cannot be read
+ *
  * @typedef {{ cp: number | null, mate: number | null, winPercent: number }} Score  from White's
  *   side; winPercent: White's share of the winning chances, 0..100 (bot/analysis/judgement.py)
  */

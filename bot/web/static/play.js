@@ -97,7 +97,7 @@ function wire(account) {
   });
   el.analyseGame.addEventListener("click", () => {
     const shown = game.forAnalysis();
-    if (shown) analysis.open(shown.initialFen, shown.plies, { flipped: shown.flipped });
+    if (shown) analysis.open(shown.initialFen, shown.plies, { flipped: shown.flipped, headers: shown.headers });
   });
   lobby.wire(account);
   analysis.wire();

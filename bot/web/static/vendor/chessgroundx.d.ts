@@ -62,6 +62,7 @@ export interface Config {
 
 export interface State {
   turnColor: Color;
+  orientation: Color;
   dom: { bounds: { clear(): void } };
   premovable: { current?: Key[] };
   drawable: { autoShapes: DrawShape[] };
