@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -34,6 +34,8 @@ CHROMEDRIVER = Path("/usr/bin/chromedriver")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-dev-shm-usage", "--window-size=1200,900")
+#: Two phones and a laptop, the sizes a view of the page must fit (the last the one it is left at).
+WINDOW_SIZES = ((390, 844), (360, 780), (1280, 900))
 #: Seconds any wait on the page may take before the test fails.
 WAIT_S = 20.0
 
@@ -269,6 +271,29 @@ class Page:
     def wait_over(self) -> str:
         self.wait.until(lambda d: self.find("#status").get_attribute("data-result") is not None)
         return self.text("#status")
+
+    def fits_the_window(self, view: str, sizes: tuple[tuple[int, int], ...] = WINDOW_SIZES) -> None:
+        """Fails unless *view*, the page as it is, is no wider than the window at each of *sizes*:
+        a page wider than a phone scrolls sideways under the thumb. It waits for the page to settle
+        at each size (the board redraws itself a frame after a resize); what still sticks out is
+        named in the failure."""
+        for width, height in sizes:
+            self.driver.set_window_size(width, height)
+            try:
+                self.wait.until(lambda d: not self.sticking_out())
+            except TimeoutException:
+                raise AssertionError(f"{view} at {width} px: wider than the window: {self.sticking_out()}") from None
+
+    def sticking_out(self) -> list[str]:
+        """The elements past the window's right or left edge while the page is wider than the
+        window (nothing when it is not, so a clipped element does not count), as ``tag#id.class``."""
+        return list(self.read(
+            'const width = document.documentElement.clientWidth;'
+            ' if (document.documentElement.scrollWidth <= width) return [];'
+            ' return [...document.body.querySelectorAll("*")].filter(e => {'
+            ' const r = e.getBoundingClientRect(); return r.width > 0 && (r.right > width + 0.5 || r.left < -0.5); })'
+            '.map(e => `${e.tagName.toLowerCase()}#${e.id}.${e.getAttribute("class") || ""}'
+            ' ${e.getAttribute("style") || ""}`.trim()).slice(-8);'))
 
     def screenshot(self, folder: Path, name: str) -> Path:
         folder.mkdir(parents=True, exist_ok=True)

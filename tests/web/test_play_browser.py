@@ -1092,3 +1092,34 @@ def test_the_move_list_follows_the_move_shown_and_leaves_the_page_where_it_is(pu
     assert in_list and scrolled == 0
     page.find("#close-analysis").click()
     page.board_css = "#board"
+
+
+def test_no_view_is_wider_than_a_phone(puppet: Puppet) -> None:
+    """Each view of the page at 390 and 360 px, and at 1280: the lobby, a game, its review and
+    lesson, and the analysis board with a pasted annotated game and its PGN copied. The game's move
+    is clicked at 1280 px from the g file: the board's drag ghost, hidden after it, kept its place
+    of that size and stuck out of a phone's width (the review's sideways scroll bar, before)."""
+    page = puppet.page
+    page.driver.set_window_size(1280, 900)
+    page.fits_the_window("the lobby")
+    game_id = puppet.start_game(color="white", preset="5+3", fen=QUEEN_FOR_THE_TAKING)
+    page.wait_your_move()
+    page.move_by_clicks("g2", "g3")  # the blunder: Rxh5 took the queen
+    page.fits_the_window("a game in progress")
+    puppet.move(game_id, "h5d5")
+    page.wait_plies(2)
+    puppet.seat.resign(game_id)
+    page.wait_over()
+    page.find("#review").click()
+    wait_reviewed(page)
+    page.fits_the_window("the review with its graph")
+    page.find("#learn-start").click()
+    page.wait.until(lambda d: "Find a better move" in page.text("#learn-text"))
+    page.fits_the_window("learning from one's mistakes")
+    page.find("#learn-stop").click()
+    paste(page, ANNOTATED_PGN)
+    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.find_all("#lines li"))
+    page.find("#analysis-copy-pgn").click()
+    page.wait.until(lambda d: page.find("#analysis-copied").is_displayed())
+    page.fits_the_window("the analysis board with a pasted annotated game and its PGN")
+    page.find("#close-analysis").click()

@@ -125,6 +125,7 @@ def test_a_puzzle_solved_with_the_opponents_reply_played_raises_the_rating(page:
     wait_your_turn(page, 3)  # the opponent's only reply, Kg4, played for them
     assert page.piece_on("g4") == "bk"
     page.screenshot(SCREENSHOTS, "puzzle-1280-your-move")
+    page.fits_the_window("a puzzle under way")  # the drag ghost of the move clicked on c5 sat on the board
     move(page, "f8", "f4")
     page.wait.until(lambda d: page.find("#puzzle-status").get_attribute("data-outcome") == "solved")
     assert page.text("#puzzle-status") == "Solved! Well done."
@@ -133,6 +134,7 @@ def test_a_puzzle_solved_with_the_opponents_reply_played_raises_the_rating(page:
     assert page.text("#puzzle-rating-change").startswith("+")
     assert page.find('#puzzle-list button[data-puzzle="kmTwo"]').get_attribute("data-played") == "solved"
     page.screenshot(SCREENSHOTS, "puzzle-1280-solved")
+    page.fits_the_window("a puzzle solved")  # the ghost of the move clicked on f8 at 1280 px: past a phone's edge
     # A reload keeps the rating: it lives in the browser.
     solved_rating = rating(page)
     page.open(page.driver.current_url)
