@@ -790,6 +790,11 @@ def test_a_review_shows_itself_and_offers_its_pgn_only_when_done(puppet: Puppet,
     assert first_moments == {"download": False, "graph": False, "progress": True, "progressInView": True}
     wait_reviewed(page)
     assert page.find("#review-download").is_displayed()
+    page.screenshot(SCREENSHOTS, "review-1280")
+    page.driver.set_window_size(390, 844)
+    page.read('document.getElementById("review-panel").scrollIntoView({block: "nearest"})')
+    page.screenshot(SCREENSHOTS, "review-390")
+    page.driver.set_window_size(1280, 900)
     summary = page.text("#review-summary")
     assert "1 blunder." in summary and "blunders" not in summary.split("Black")[0]
     # A mark on the graph is a round dot, whatever the graph's width.
@@ -832,7 +837,7 @@ def test_the_move_list_follows_the_move_chosen_on_the_graph(puppet: Puppet) -> N
                         ' const c = document.querySelector("#moves .current").getBoundingClientRect();'
                         ' return c.top >= list.top - 1 && c.bottom <= list.bottom + 1')
     assert in_list
-    page.screenshot(SCREENSHOTS, "9-review-long")
+    page.screenshot(SCREENSHOTS, "review-long-1280")
 
 
 #: White's rook takes Black's queen on h5 for nothing; a3 instead is the planted blunder.
@@ -867,7 +872,7 @@ def test_learning_from_a_planted_blunder(puppet: Puppet) -> None:
     page.wait.until(lambda d: page.piece_on("b2") == "wp" and page.piece_on("b3") is None)  # back before the try
     page.find("#learn-hint").click()
     page.wait.until(lambda d: "Hint: move your rook" in page.text("#learn-text"))
-    page.screenshot(SCREENSHOTS, "10-learn")
+    page.screenshot(SCREENSHOTS, "learn-1280")
     play_try(page, "h1", "h5")
     page.wait.until(lambda d: "Well found" in page.text("#learn-text") and page.piece_on("h5") == "wr")
     page.driver.set_window_size(390, 844)
@@ -875,7 +880,7 @@ def test_learning_from_a_planted_blunder(puppet: Puppet) -> None:
         'const board = document.getElementById("board").getBoundingClientRect();'
         ' const words = document.getElementById("learn-text").getBoundingClientRect();'
         ' return words.top >= board.bottom && words.top - board.bottom < 80'))
-    page.screenshot(SCREENSHOTS, "11-learn-phone")
+    page.screenshot(SCREENSHOTS, "learn-390")
     page.driver.set_window_size(1280, 900)
     page.find("#learn-next").click()
     page.wait.until(lambda d: page.text("#learn-text").startswith("Done: you found 1 of 1 better move"))
@@ -915,7 +920,6 @@ ANNOTATED_PGN = """[Event "Club"]
 {Quiet start} 1. c3 $1 c6 (1... e6 $6 {loosens d6} 2. Mc2 (2. d4 $4 d5) 2... d5) 2. Mc2 $2 $18 (2. d4 d5) 2... Mc7
 3. Md3 *
 """
-SHOTS_BOARD = Path("/tmp/shots-board")
 
 
 def paste(page: Page, text: str) -> None:
@@ -958,11 +962,11 @@ def test_an_annotated_pgn_shows_its_comments_nags_and_side_lines_and_copies_back
     page.find("#analysis-last").click()
     page.wait.until(lambda d: page.text("#tree .move.current") == "d5" and page.ply() == 4)
     page.wait.until(lambda d: page.find_all("#lines li"))
-    page.screenshot(SHOTS_BOARD, "analysis-annotated-1280")
+    page.screenshot(SCREENSHOTS, "analysis-annotated-1280")
     page.driver.set_window_size(390, 844)
-    page.screenshot(SHOTS_BOARD, "analysis-annotated-390")
+    page.screenshot(SCREENSHOTS, "analysis-annotated-390")
     page.read('document.getElementById("tree").scrollIntoView()')
-    page.screenshot(SHOTS_BOARD, "analysis-annotated-390-tree")
+    page.screenshot(SCREENSHOTS, "analysis-annotated-390-tree")
     page.find("#close-analysis").click()
     page.board_css = "#board"
 
@@ -976,7 +980,7 @@ def test_a_paste_of_two_games_offers_the_choice_and_opens_the_one_chosen(puppet:
     assert not page.find("#analysis").is_displayed()  # never silently the first
     assert [button.text for button in page.find_all("#paste-games button")] == ["A - B, Club", "C - D, 1-0, 2026.05.01"]
     page.read('document.getElementById("paste-games").scrollIntoView()')
-    page.screenshot(SHOTS_BOARD, "paste-of-two-games")
+    page.screenshot(SCREENSHOTS, "paste-of-two-games")
     page.find('#paste-games button[data-game="2"]').click()
     page.board_css = "#analysis-board"
     page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 3)
@@ -999,7 +1003,7 @@ def test_the_bar_at_the_end_of_a_game_says_how_it_ended(puppet: Puppet, fen: str
     page.wait.until(lambda d: abs(page.read(  # drawn so, once the bar's transition has run
         'return document.getElementById("eval-white").getBoundingClientRect().width'
         ' / document.getElementById("eval").getBoundingClientRect().width * 100') - float(width.rstrip("%"))) < 0.5)
-    page.screenshot(SHOTS_BOARD, f"bar-{text.split(':')[0].lower()}-{width.rstrip('%')}")
+    page.screenshot(SCREENSHOTS, f"bar-{text.split(':')[0].lower()}-{width.rstrip('%')}")
     page.find("#close-analysis").click()
 
 
@@ -1043,7 +1047,7 @@ def test_the_promotion_chooser_sits_on_its_square_on_a_phone_queen_first(puppet:
     assert all(choice["labelInside"] for choice in choices), choices  # each name's corners inside its circle
     steps = [choice["y"] - choices[0]["y"] for choice in choices]
     assert steps == pytest.approx([size * i for i in range(4)], abs=1.5)  # down the b file, a square each
-    page.screenshot(SHOTS_BOARD, "promotion-390")
+    page.screenshot(SCREENSHOTS, "promotion-390")
     page.click("g3")  # beside the circles: the move is taken back
     page.wait.until(lambda d: not page.find("#analysis-promotion").is_displayed() and page.piece_on("b7") == "wp")
     page.select("b7")
