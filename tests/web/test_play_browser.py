@@ -962,6 +962,8 @@ def test_an_annotated_pgn_shows_its_comments_nags_and_side_lines_and_copies_back
     page.find("#analysis-last").click()
     page.wait.until(lambda d: page.text("#tree .move.current") == "d5" and page.ply() == 4)
     page.wait.until(lambda d: page.find_all("#lines li"))
+    in_view = page.read('return document.getElementById("analysis-last").getBoundingClientRect().bottom <= innerHeight')
+    assert in_view  # the step buttons under the board, with the header and the bar above it
     page.screenshot(SCREENSHOTS, "analysis-annotated-1280")
     page.driver.set_window_size(390, 844)
     page.screenshot(SCREENSHOTS, "analysis-annotated-390")
