@@ -1129,3 +1129,7 @@ def test_no_view_is_wider_than_a_phone(puppet: Puppet) -> None:
     page.wait.until(lambda d: page.find("#analysis-copied").is_displayed())
     page.fits_the_window("the analysis board with a pasted annotated game and its PGN")
     page.find("#close-analysis").click()
+    page.driver.set_window_size(360, 780)  # the games list, where the game's line wraps
+    result = page.find(f'#games button[data-game="{game_id}"] span')
+    assert result.text == "0-1 resign" and page.read("return arguments[0].getClientRects().length", result) == 1
+    page.driver.set_window_size(1280, 900)
