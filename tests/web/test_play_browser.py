@@ -790,6 +790,7 @@ def test_a_review_shows_itself_and_offers_its_pgn_only_when_done(puppet: Puppet,
     assert first_moments == {"download": False, "graph": False, "progress": True, "progressInView": True}
     wait_reviewed(page)
     assert page.find("#review-download").is_displayed()
+    assert not page.find("#chat-lines").is_displayed()  # the puppet said nothing: no empty box over the chat's field
     page.screenshot(SCREENSHOTS, "review-1280")
     page.driver.set_window_size(390, 844)
     page.read('document.getElementById("review-panel").scrollIntoView({block: "nearest"})')
