@@ -371,6 +371,15 @@ def test_the_page_fits_a_phone(page: Page) -> None:
     page.screenshot(SCREENSHOTS, "5-phone")
 
 
+def test_the_first_moves_countdown_is_in_view_on_a_laptop(page: Page) -> None:
+    """At 1280x900 the status and the warning that the game is aborted without a first move sat
+    under the fold, under a board that took all the window's height."""
+    page.driver.set_window_size(1280, 900)
+    page.start_game(color="white")
+    page.wait.until(lambda d: page.find("#countdown").is_displayed())
+    assert page.read('return document.getElementById("countdown").getBoundingClientRect().bottom <= innerHeight')
+
+
 def test_clicks_land_on_their_squares_after_the_page_moved_the_board(page: Page) -> None:
     """At this size the game panel brings a scroll bar and the clocks' row pushes the board down:
     the board must take its new place, not the one it had when drawn (a square off, before)."""
