@@ -908,6 +908,7 @@ def test_the_analysis_board_steps_with_its_buttons_on_a_phone(puppet: Puppet) ->
     page.find("#analyse-paste").click()
     page.board_css = "#analysis-board"
     page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 5)
+    assert page.read("return window.scrollY") == 0  # the board and its bar in view, though Analyse was far down
     assert page.find("#analysis-forward").get_attribute("disabled") is not None  # at the end already
     for button, ply in (("#analysis-back", 4), ("#analysis-first", 0), ("#analysis-forward", 1), ("#analysis-last", 5)):
         page.find(button).click()

@@ -103,6 +103,7 @@ function openGame(game, { flipped = false } = {}) {
   shown.orientation = flipped ? "black" : "white";
   el.analysis.hidden = false;
   el.main.hidden = true;
+  window.scrollTo(0, 0); // the board from its top: the Analyse clicked may be far down a phone's page
   el.pasteMessage.textContent = "";
   el.analysisCopied.hidden = true;
   el.analysisCopyMessage.textContent = "";
