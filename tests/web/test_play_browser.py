@@ -885,6 +885,7 @@ def test_learning_from_a_planted_blunder(puppet: Puppet) -> None:
     page.screenshot(SCREENSHOTS, "learn-1280")
     play_try(page, "h1", "h5")
     page.wait.until(lambda d: "Well found" in page.text("#learn-text") and page.piece_on("h5") == "wr")
+    assert page.text("#viewing") == ""  # the exercise's words say what the board shows, not the game's line
     page.driver.set_window_size(390, 844)
     page.wait.until(lambda d: page.read(  # on a phone the exercise's words come right under the board
         'const board = document.getElementById("board").getBoundingClientRect();'
@@ -899,6 +900,8 @@ def test_learning_from_a_planted_blunder(puppet: Puppet) -> None:
     page.wait.until(lambda d: not page.find("#learn").is_displayed())
     page.find("#last").click()  # the game again, as it was played
     page.wait.until(lambda d: page.ply() == 2 and page.piece_on("d5") == "bq" and page.piece_on("a3") == "wp")
+    page.find("#first").click()
+    page.wait.until(lambda d: page.text("#viewing") == "Viewing the start position")
 
 
 def test_the_analysis_board_steps_with_its_buttons_on_a_phone(puppet: Puppet) -> None:

@@ -355,7 +355,8 @@ function renderControls(state) {
     status.textContent = state.you === null ? `${playerName(state, turn)} to move`
       : turn !== state.you ? `${state[turn].name} is thinking\u2026` : myMoves() !== null ? "Your move" : "Your move\u2026";
   }
-  el.viewing.textContent = live() ? ""
+  // An overlay (learn from your mistakes) shows its own position, and its own words say which.
+  el.viewing.textContent = live() || screen.overlay.board(view.ply) ? ""
     : view.ply === 0 ? "Viewing the start position" : `Viewing the position after ${moveLabel(state, view.ply - 1).text}`;
   const title = state.status !== "started" ? status.textContent
     : state.you === state.turn && !view.pending ? "Your move" : `${state[state.turn].name} to move`;
