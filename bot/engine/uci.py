@@ -1,7 +1,7 @@
 """``knightmate-bot uci``: the engine behind the Universal Chess Interface, on stdin/stdout.
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``setoption`` (``UCI_Variant`` = knightmate,
-``Hash``, ``Move Overhead``, ``Ponder``, ``OwnBook``, ``Book File``, ``MultiPV``, ``UCI_LimitStrength``,
+``Hash``, ``Threads``, ``Move Overhead``, ``Ponder``, ``OwnBook``, ``Book File``, ``MultiPV``, ``UCI_LimitStrength``,
 ``UCI_Elo``), ``position startpos|fen <fen>
 [moves ...]`` (``m`` and ``n`` commoner promotions), ``go`` (wtime, btime, winc, binc, movestogo,
 movetime, depth, nodes, infinite, ponder), ``ponderhit``, ``stop`` and ``quit``. Searches run on a
@@ -16,6 +16,11 @@ the principal variation has one.
 Opening book: with ``OwnBook`` (on by default) a position in the book is answered at once,
 announced by ``info string book move``; ``go infinite`` always searches, and so does a search
 with ``MultiPV`` above 1 (analysis).
+
+Threads: with ``Threads`` N above 1 the engine searches in N processes sharing the ``Hash`` table
+(Lazy SMP, see :class:`~bot.engine.search.Engine`); ``info`` lines count the nodes of all of them.
+Its maximum is the machine's cores: more processes than cores only take turns. ``quit`` (or the
+end of input) ends the helper processes.
 
 MultiPV: with ``MultiPV`` N each iteration is reported as N ``info multipv k ...`` lines, best
 first, each with its exact score and line.
@@ -33,6 +38,7 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,6 +54,7 @@ from bot.engine.clock import Limits, Ponder
 from bot.engine.levels import DEFAULT_ELO, MAX_ELO, MIN_ELO
 from bot.engine.nnue import shipped_net
 from bot.engine.search import MAX_MULTIPV, Engine, SearchResult
+from bot.engine.table import MAX_THREADS
 from variant import GameMoveError, KnightmateBoard
 
 logger = logging.getLogger(__name__)
@@ -76,14 +83,14 @@ class UciSession:
         self.multipv = 1
         self.limit_strength = False
         self.elo = DEFAULT_ELO
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
         for option in OPTIONS:  # each option's default, set as a GUI's setoption would set it
             try:
                 option.apply(self, option.spec.default)
             except UciError as error:  # a broken install (no book): play on, and say why in the log
                 logger.warning("%s", error)
         self.board = KnightmateBoard()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         # The running search's ponder handle and the limits it gets at ``ponderhit``.
         self._ponder: Ponder | None = None
         self._ponder_limits = Limits()
@@ -159,7 +166,13 @@ class UciSession:
         """UCI_Variant has one choice; Ponder only tells the GUI this engine can (the GUI decides when)."""
 
     def _set_hash(self, value: chess.engine.ConfigValue) -> None:
+        if self.engine.threads > 1:
+            self.stop_search()  # the shared table a running search uses is replaced
         self.engine.hash_mb = int(value or 0)
+
+    def _set_threads(self, value: chess.engine.ConfigValue) -> None:
+        self.stop_search()  # the helpers a running search uses are replaced
+        self.engine.threads = int(value or 1)
 
     def _set_nnue(self, value: chess.engine.ConfigValue) -> None:
         """``Use NNUE``: the shipped network scores positions instead of the hand evaluation."""
@@ -311,6 +324,11 @@ class UciSession:
                       + f" score {score} nodes {info.nodes} nps {nps} time {info.time_ms}"
                       + (f" pv {pv}" if pv else ""))
 
+    def close(self) -> None:
+        """Ends the session: the search, then the engine's helper processes."""
+        self.stop_search()
+        self.engine.close()
+
     def stop_search(self) -> None:
         """Ends a running search; its ``bestmove`` line is written before this returns."""
         thread = self._thread
@@ -339,6 +357,8 @@ class UciOption:
 
 
 HASH = chess.engine.Option("Hash", "spin", 64, 1, 4096, [])
+#: One process by default: a GUI that wants more says so, and one thread searches the same nodes every time.
+THREADS = chess.engine.Option("Threads", "spin", 1, 1, max(1, min(os.cpu_count() or 1, MAX_THREADS)), [])
 #: Declared before ``OwnBook``, so that the defaults, set in this order, read the book once.
 BOOK_FILE = chess.engine.Option("Book File", "string", str(DEFAULT_BOOK), None, None, [])
 
@@ -347,6 +367,7 @@ BOOK_FILE = chess.engine.Option("Book File", "string", str(DEFAULT_BOOK), None, 
 OPTIONS = (
     UciOption(chess.engine.Option("UCI_Variant", "combo", "knightmate", None, None, ["knightmate"]), UciSession._keep),
     UciOption(HASH, UciSession._set_hash),
+    UciOption(THREADS, UciSession._set_threads),
     # A GUI on the same machine has little lag; the online bot holds back its own overhead.
     UciOption(chess.engine.Option("Move Overhead", "spin", 30, 0, 5000, []), UciSession._set_move_overhead),
     UciOption(chess.engine.Option("Ponder", "check", False, None, None, []), UciSession._keep),
@@ -409,9 +430,10 @@ def run(stdin: TextIO, stdout: TextIO) -> int:
     if isinstance(stdin, io.TextIOWrapper):
         stdin.reconfigure(errors="replace")  # undecodable bytes become an unknown command, not a crash
     session = UciSession(write)
-    for line in stdin:
-        if not session.handle(line):
-            break
-    else:
-        session.stop_search()
+    try:
+        for line in stdin:
+            if not session.handle(line):
+                break
+    finally:
+        session.close()
     return 0
