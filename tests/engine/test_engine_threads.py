@@ -117,7 +117,7 @@ def test_reports_count_the_helpers_nodes(two_threads: Engine) -> None:
     board = KnightmateBoard(POSITIONS_AND_NODES[2][0])
     two_threads.new_game()
     reports: list[int] = []
-    result = two_threads.search(board, Limits(depth=8), on_info=lambda info: reports.append(info.nodes))
+    result = two_threads.search(board, Limits(depth=7), on_info=lambda info: reports.append(info.nodes))
     assert reports == sorted(reports) and result.nodes >= reports[-1]
     pool = two_threads._pool
     assert pool is not None and 0 < pool.helper_nodes() < result.nodes
