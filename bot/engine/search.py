@@ -305,10 +305,7 @@ class Engine:
                     _wait_for_hit_or_stop(ponder, stop)
                 return SearchResult(move, None, None, 0, 0, int((time.perf_counter() - started) * 1000), (move,),
                                     from_book=True)
-        if len(self._tt) > self._tt_capacity:
-            self._tt.clear()
-        if len(self._pawn_cache) > 100_000:
-            self._pawn_cache.clear()
+        self._trim_tables()
         strength = self._strength
         lines = multipv
         report = on_info
@@ -336,6 +333,13 @@ class Engine:
             _wait_for_hit_or_stop(ponder, stop)
         return result
 
+    def _trim_tables(self) -> None:
+        """Empties the table and the pawn cache kept from earlier searches when they have outgrown
+        their bounds (the table also makes room as it fills, see ``_Search._make_room``)."""
+        if len(self._tt) > self._tt_capacity:
+            self._tt.clear()
+        if len(self._pawn_cache) > 100_000:
+            self._pawn_cache.clear()
 
     def _helpers_on(self, board: KnightmateBoard) -> HelperPool | None:
         """The helpers, set searching *board*; None with one thread. Helpers that failed are
@@ -357,6 +361,7 @@ class Engine:
         each iteration a ply deeper than the main search would, so that what they put in the table
         is what the main search needs next rather than what it has; the others diverge from it by
         timing alone. Publishes its nodes as *worker* in the table."""
+        self._trim_tables()
         search = _Search(board, Limits(infinite=True), Budget(None, None), time.perf_counter(), stop,
                          self._tt, self._tt_capacity, self._history, self._countermoves, self._continuation,
                          self._pawn_cache, None, 1, 0, table, worker)
