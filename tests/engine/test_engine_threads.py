@@ -15,7 +15,7 @@ import pytest
 from bot.engine import Engine, Limits
 from bot.engine.search import MATE
 from bot.engine.smp import BLOCK_PREFIX
-from bot.engine.table import HEADER_WORDS, SharedTable, block_bytes
+from bot.engine.table import HEADER_WORDS, MAX_THREADS, SharedTable, block_bytes
 from bot.engine.uci import THREADS
 from bot.own_command import OWN_COMMAND
 from tests.helpers.child_processes import children, still_running
@@ -76,7 +76,7 @@ def test_the_shared_table_gives_back_what_it_was_given_and_a_torn_entry_is_a_mis
     for key, entry in entries.items():
         assert table.get(key) == entry
     assert table.get(54321) is None
-    # An entry of the same position searched deeper stays; a deeper one replaces it.
+    # A shallower entry of the same position does not replace a deeper one; a deeper one does.
     table.put(12345, 0, 0, 10, 5)
     assert table.get(12345) == entries[12345]
     table.put(12345, 3, 0, 10, 5)
@@ -89,6 +89,9 @@ def test_the_shared_table_gives_back_what_it_was_given_and_a_torn_entry_is_a_mis
     table.put(other, 9, 0, 99, 9)
     table.words[index + 1] = old_data
     assert table.get(12345) is None and table.get(other) is None
+    for key in range(-5000, 0, 7):  # negative keys (most are) land among the entries, not in the header
+        table.put(key * 7919, 1, 1, 1, 1)
+    assert not table.stopped and not any(table.nodes(worker) for worker in range(MAX_THREADS))
 
 
 @pytest.mark.parametrize("fen", MATES_IN_TWO)
