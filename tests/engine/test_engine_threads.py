@@ -26,8 +26,8 @@ SHARED_MEMORY = Path("/dev/shm")
 
 #: Nodes of a depth-7 search of each position by a fresh engine with one thread, then of the same
 #: search again (its table, histories and caches kept), as the engine counted them before Threads
-#: existed (main at 72c70c5, compiled and pure alike). A change to the search that changes them
-#: changes these figures on purpose; Threads must not.
+#: existed (main's compiled build at ee23005 and at 3f1baae; this branch's pure build the same). A
+#: change to the search that changes them changes these figures on purpose; Threads must not.
 POSITIONS_AND_NODES = [
     ("rmbqkbmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQkq - 0 1", 15703, 4762),
     ("r1bqkb1r/ppp2ppp/2m2m2/3pp3/4P3/2M2M2/PPPP1PPP/R1BQKB1R w KQkq - 0 4", 26869, 10099),
