@@ -43,6 +43,8 @@ HELPER_ANSWER_TIMEOUT_S = 30.0
 HELPER_EXIT_TIMEOUT_S = 5.0
 #: Names of the shared blocks begin so (with the engine's process id): tests look for leftovers.
 BLOCK_PREFIX = "knightmate-tt"
+#: Where POSIX shared memory lives on Linux.
+SHARED_MEMORY_DIRECTORY = "/dev/shm"
 
 _block_numbers = itertools.count()
 
@@ -96,8 +98,14 @@ class HelperPool:
         or a module's function)."""
         if not 2 <= threads <= MAX_THREADS:
             raise ValueError(f"a helper pool is for 2 to {MAX_THREADS} threads, got {threads}")
-        block = SharedMemory(f"{BLOCK_PREFIX}-{os.getpid()}-{next(_block_numbers)}", create=True,
-                             size=block_bytes(hash_mb))
+        size = block_bytes(hash_mb)
+        free = _shared_memory_free()
+        if free is not None and free < size:
+            # Shared memory is allotted as it is written: a block larger than what is free would
+            # be created, then kill a search with SIGBUS when the table fills.
+            raise HelperError(f"the shared memory ({SHARED_MEMORY_DIRECTORY}) has {free // 2**20} MB free, the table "
+                              f"needs {size // 2**20 + 1} MB: lower Hash, or give a container more (--shm-size)")
+        block = SharedMemory(f"{BLOCK_PREFIX}-{os.getpid()}-{next(_block_numbers)}", create=True, size=size)
         self.table = _table_in(block)
         self._resources = _Resources(block, self.table)
         self._close = weakref.finalize(self, self._resources.close)
@@ -208,7 +216,17 @@ class _Resources:
 
 
 class HelperError(RuntimeError):
-    """A helper process died or stopped answering."""
+    """The helpers cannot be started (too little shared memory), or one died or stopped answering."""
+
+
+def _shared_memory_free() -> int | None:
+    """Bytes free for shared memory blocks, where the system says (Linux: a tmpfs, 64 MB in a
+    Docker container unless it is given more)."""
+    try:
+        stats = os.statvfs(SHARED_MEMORY_DIRECTORY)
+    except OSError:
+        return None
+    return stats.f_bavail * stats.f_frsize
 
 
 def _table_in(block: SharedMemory) -> SharedTable:

@@ -40,6 +40,8 @@ _SCORE_SHIFT: Final = 16
 _DEPTH_SHIFT: Final = 32
 _FLAG_SHIFT: Final = 40
 _WRITTEN: Final = 1 << 42
+#: Words :meth:`SharedTable.clear` zeroes at a time (8 MB).
+_CLEAR_WORDS: Final = 1 << 20
 
 
 def block_bytes(hash_mb: int) -> int:
@@ -86,8 +88,14 @@ class SharedTable:
         words[index + 1] = data
 
     def clear(self) -> None:
-        """Forgets every entry (a new game); only while no process searches."""
-        self.words[HEADER_WORDS:] = memoryview(bytes(self.slots * ENTRY_BYTES)).cast("q")
+        """Forgets every entry (a new game); only while no process searches. A slice of zeros at a
+        time: one the size of the table would cost as much memory again (4 GB at the largest Hash)."""
+        zeros = memoryview(bytes(_CLEAR_WORDS * WORD_BYTES)).cast("q")
+        words = self.words
+        end = len(words)
+        for start in range(HEADER_WORDS, end, _CLEAR_WORDS):
+            size = min(_CLEAR_WORDS, end - start)
+            words[start:start + size] = zeros[:size]
 
     @property
     def stopped(self) -> bool:

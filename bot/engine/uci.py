@@ -54,6 +54,7 @@ from bot.engine.clock import Limits, Ponder
 from bot.engine.levels import DEFAULT_ELO, MAX_ELO, MIN_ELO
 from bot.engine.nnue import shipped_net
 from bot.engine.search import MAX_MULTIPV, Engine, SearchResult
+from bot.engine.smp import HelperError
 from bot.engine.table import MAX_THREADS
 from variant import GameMoveError, KnightmateBoard
 
@@ -168,11 +169,21 @@ class UciSession:
     def _set_hash(self, value: chess.engine.ConfigValue) -> None:
         if self.engine.threads > 1:
             self.stop_search()  # the shared table a running search uses is replaced
-        self.engine.hash_mb = int(value or 0)
+        self._set_table(int(value or 0), self.engine.threads)
 
     def _set_threads(self, value: chess.engine.ConfigValue) -> None:
         self.stop_search()  # the helpers a running search uses are replaced
-        self.engine.threads = int(value or 1)
+        self._set_table(self.engine.hash_mb, int(value or 1))
+
+    def _set_table(self, hash_mb: int, threads: int) -> None:
+        """Hash and Threads, whose helpers share a table of Hash MB; when there is not the shared
+        memory for it, the engine searches alone, and says so."""
+        try:
+            self.engine.hash_mb = hash_mb
+            self.engine.threads = threads
+        except HelperError as error:
+            self.engine.threads = 1
+            raise UciError(f"Threads {threads} with Hash {hash_mb}: {error}; searching in one thread") from None
 
     def _set_nnue(self, value: chess.engine.ConfigValue) -> None:
         """``Use NNUE``: the shipped network scores positions instead of the hand evaluation."""

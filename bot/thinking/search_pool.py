@@ -46,6 +46,7 @@ import chess
 
 from bot.engine import Engine, Limits, Ponder, SearchResult
 from bot.engine.book import BookError, OpeningBook
+from bot.engine.smp import HelperError
 from bot.metrics import ENGINE_RESTARTS
 from variant import KnightmateBoard
 
@@ -134,7 +135,11 @@ def _worker_main(connection: Connection, hash_mb: int, book_file: str | None, jo
     # default 5 ms switch interval that wait cost a ponder miss about 10 ms of the opponent's
     # move-to-reply time (bench/speed/latency.py); the listener rarely runs, so a short interval is free.
     sys.setswitchinterval(LISTENER_SWITCH_INTERVAL_S)
-    _engine = Engine(hash_mb=hash_mb, book=_open_book(book_file), elo=elo, threads=threads)
+    _engine = Engine(hash_mb=hash_mb, book=_open_book(book_file), elo=elo)
+    try:
+        _engine.threads = threads
+    except HelperError as error:  # too little shared memory: search, if only in one thread
+        log.error("engine.threads %d not used: %s", threads, error)
     searches: queue.Queue[_SearchRequest] = queue.Queue()
     controls: dict[int, _Control] = {}
     lock = threading.Lock()

@@ -92,6 +92,9 @@ def test_the_shared_table_gives_back_what_it_was_given_and_a_torn_entry_is_a_mis
     for key in range(-5000, 0, 7):  # negative keys (most are) land among the entries, not in the header
         table.put(key * 7919, 1, 1, 1, 1)
     assert not table.stopped and not any(table.nodes(worker) for worker in range(MAX_THREADS))
+    assert table.get(-5000 * 7919) == (1, 1, 1, 1)
+    table.clear()
+    assert not any(table.words[HEADER_WORDS:]) and table.get(-5000 * 7919) is None
 
 
 @pytest.mark.parametrize("fen", MATES_IN_TWO)

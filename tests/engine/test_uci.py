@@ -10,6 +10,7 @@ import chess
 import chess.engine
 import pytest
 
+from bot.engine import smp
 from bot.engine.book import DEFAULT_BOOK, book_entry, write_book
 from bot.engine.uci import OPTIONS, THREADS, UciSession
 from bot.own_command import OWN_COMMAND
@@ -364,3 +365,15 @@ def test_a_bad_threads_value_is_an_error_and_keeps_the_threads(value: str) -> No
     error, ready = transcript.read_until("readyok")
     assert error.startswith("info string error: Threads must be") and ready == "readyok"
     assert transcript.session.engine.threads == 1
+
+
+def test_threads_without_the_shared_memory_for_the_table_is_an_error_and_one_thread(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(smp, "_shared_memory_free", lambda: 2**20)
+    transcript = Transcript()
+    transcript.send("setoption name Hash value 16", "setoption name Threads value 2", "isready")
+    error, ready = transcript.read_until("readyok")
+    assert error.startswith("info string error: Threads 2 with Hash 16: the shared memory") and "--shm-size" in error
+    assert transcript.session.engine.threads == 1
+    transcript.send("position startpos", "go depth 2")
+    assert transcript.read_until("bestmove")[-1].startswith("bestmove ")
