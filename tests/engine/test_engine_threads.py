@@ -14,7 +14,7 @@ import pytest
 
 from bot.engine import Engine, Limits
 from bot.engine.search import MATE
-from bot.engine.smp import BLOCK_PREFIX
+from bot.engine.smp import BLOCK_PREFIX, SHARED_MEMORY_DIRECTORY
 from bot.engine.table import HEADER_WORDS, MAX_THREADS, SharedTable, block_bytes
 from bot.engine.uci import THREADS
 from bot.own_command import OWN_COMMAND
@@ -22,7 +22,6 @@ from tests.helpers.child_processes import children, still_running
 from variant import KnightmateBoard
 
 TIMEOUT_S = 30
-SHARED_MEMORY = Path("/dev/shm")
 
 #: Nodes of a depth-7 search of each position by a fresh engine with one thread, then of the same
 #: search again (its table, histories and caches kept), as the engine counted them before Threads
@@ -130,19 +129,21 @@ def test_reports_count_the_helpers_nodes(two_threads: Engine) -> None:
 
 
 def _blocks_of(pid: int) -> list[str]:
-    return [path.name for path in SHARED_MEMORY.glob(f"{BLOCK_PREFIX}-{pid}-*")]
+    return [path.name for path in Path(SHARED_MEMORY_DIRECTORY).glob(f"{BLOCK_PREFIX}-{pid}-*")]
 
 
 @contextmanager
-def _uci_with_two_threads() -> Iterator[tuple[subprocess.Popen[str], set[int]]]:
-    """``knightmate-bot uci`` with Threads 2 after one search; its child processes."""
+def _uci_with_two_threads(first: str = "go depth 4", answer: str = "bestmove",
+                          ) -> Iterator[tuple[subprocess.Popen[str], set[int]]]:
+    """``knightmate-bot uci`` with Threads 2 after the command *first* (by default a search) has
+    been answered; its child processes."""
     process = subprocess.Popen([*OWN_COMMAND, "uci"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert process.stdin is not None and process.stdout is not None
     try:
-        process.stdin.write("setoption name Threads value 2\nposition startpos moves e2e4\ngo depth 4\n")
+        process.stdin.write(f"setoption name Threads value 2\nposition startpos moves e2e4\n{first}\n")
         process.stdin.flush()
         for line in process.stdout:
-            if line.startswith("bestmove"):
+            if line.startswith(answer):
                 break
         helpers = children(process.pid)
         assert len(helpers) >= 2  # the helper and the shared memory's resource tracker
@@ -164,8 +165,26 @@ def test_quit_ends_the_helpers_and_leaves_no_shared_memory() -> None:
 
 
 @needs_two_cores
-def test_a_killed_engine_leaves_no_helpers_searching_and_no_shared_memory() -> None:
-    with _uci_with_two_threads() as (process, helpers):
+def test_quit_before_any_search_ends_the_helpers_and_removes_the_shared_memory() -> None:
+    """Before the first search the helpers may not all have mapped the table, so its name is still
+    there; quit removes it."""
+    with _uci_with_two_threads("isready", "readyok") as (process, helpers):
+        assert process.stdin is not None
+        assert len(_blocks_of(process.pid)) == 1
+        process.stdin.write("quit\n")
+        process.stdin.flush()
+        assert process.wait(TIMEOUT_S) == 0
+        assert still_running(helpers, TIMEOUT_S) == set()
+        assert _blocks_of(process.pid) == []
+
+
+@needs_two_cores
+@pytest.mark.parametrize(("first", "answer"), [("go depth 4", "bestmove"), ("isready", "readyok")],
+                         ids=["searching", "before any search"])
+def test_a_killed_engine_leaves_no_helpers_searching_and_no_shared_memory(first: str, answer: str) -> None:
+    """Killed in a search, the helpers see their parent gone; killed before any search, while the
+    table's name may still be there, the resource tracker removes it once the helpers have left."""
+    with _uci_with_two_threads(first, answer) as (process, helpers):
         assert process.stdin is not None
         process.stdin.write("go infinite\n")
         process.stdin.flush()
