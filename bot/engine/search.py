@@ -248,6 +248,19 @@ class Engine:
         if self._threads > 1:
             self._pool = HelperPool(self._threads, self._hash_mb, Engine)
 
+    def wait_for_helpers(self) -> None:
+        """Waits until the helpers are ready to search (started, the table mapped: a second or so
+        after ``threads`` is set), so that the first search does not spend its time on that; for
+        UCI's ``isready`` and a bot's warm-up. Not during a search. Helpers that failed to start
+        are started again."""
+        if self._pool is None:
+            return
+        try:
+            self._pool.wait_until_idle()
+        except HelperError as error:
+            logger.warning("%s; starting the helpers again", error)
+            self._start_helpers()
+
     def close(self) -> None:
         """Ends the helper processes and frees the shared table; the engine can search again
         afterwards (alone until ``threads`` or ``hash_mb`` is set again)."""

@@ -128,7 +128,7 @@ class HelperPool:
 
     def start(self, board: KnightmateBoard, nnue: bool) -> None:
         """Sets the helpers searching *board* (after the previous search's helpers have stopped)."""
-        self._wait_until_idle()
+        self.wait_until_idle()
         table = self.table
         table.stopped = False
         for worker in range(len(self._helpers) + 1):
@@ -152,12 +152,12 @@ class HelperPool:
 
     def new_game(self) -> None:
         """The helpers forget their histories and the table its entries."""
-        self._wait_until_idle()
+        self.wait_until_idle()
         self.table.clear()
         for _, connection in self._helpers:
             connection.send(_NEW_GAME)
 
-    def _wait_until_idle(self) -> None:
+    def wait_until_idle(self) -> None:
         """Waits for each helper's _READY (mapped the table, or done searching); then the table's
         name can go. A helper that died or does not answer marks the pool broken."""
         if self.broken:

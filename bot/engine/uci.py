@@ -101,7 +101,7 @@ class UciSession:
         self._idle.set()
         self._handlers: dict[str, Callable[[list[str]], None]] = {
             "uci": self._uci,
-            "isready": lambda _: self.send("readyok"),
+            "isready": self._isready,
             "ucinewgame": self._new_game,
             "setoption": self._setoption,
             "position": self._position,
@@ -142,6 +142,13 @@ class UciSession:
         for option in OPTIONS:
             self.send(announcement(option.spec))
         self.send("uciok")
+
+    def _isready(self, _: list[str]) -> None:
+        """Answers once the engine can search at once: after a change of Threads, its helpers
+        have started (while a search runs, at once)."""
+        if self._idle.is_set():
+            self.engine.wait_for_helpers()
+        self.send("readyok")
 
     def _new_game(self, _: list[str]) -> None:
         self.stop_search()

@@ -144,6 +144,7 @@ def _worker_main(connection: Connection, hash_mb: int, book_file: str | None, jo
     controls: dict[int, _Control] = {}
     lock = threading.Lock()
     threading.Thread(target=_listen, args=(connection, searches, controls, lock), name="listen", daemon=True).start()
+    _engine.wait_for_helpers()  # warm: the first move does not wait for them
     connection.send(_Ready(os.getpid()))
     while True:
         search = searches.get()

@@ -165,10 +165,16 @@ def test_quit_ends_the_helpers_and_leaves_no_shared_memory() -> None:
 
 
 @needs_two_cores
-def test_quit_before_any_search_ends_the_helpers_and_removes_the_shared_memory() -> None:
-    """Before the first search the helpers may not all have mapped the table, so its name is still
-    there; quit removes it."""
+def test_isready_answers_once_the_helpers_are_up_and_the_tables_name_is_gone() -> None:
     with _uci_with_two_threads("isready", "readyok") as (process, helpers):
+        assert _blocks_of(process.pid) == [] and helpers
+
+
+@needs_two_cores
+def test_quit_before_any_search_ends_the_helpers_and_removes_the_shared_memory() -> None:
+    """Until the engine has waited for its helpers (at isready or a search), the table's name is
+    still there; quit removes it."""
+    with _uci_with_two_threads("uci", "uciok") as (process, helpers):
         assert process.stdin is not None
         assert len(_blocks_of(process.pid)) == 1
         process.stdin.write("quit\n")
@@ -179,7 +185,7 @@ def test_quit_before_any_search_ends_the_helpers_and_removes_the_shared_memory()
 
 
 @needs_two_cores
-@pytest.mark.parametrize(("first", "answer"), [("go depth 4", "bestmove"), ("isready", "readyok")],
+@pytest.mark.parametrize(("first", "answer"), [("go depth 4", "bestmove"), ("uci", "uciok")],
                          ids=["searching", "before any search"])
 def test_a_killed_engine_leaves_no_helpers_searching_and_no_shared_memory(first: str, answer: str) -> None:
     """Killed in a search, the helpers see their parent gone; killed before any search, while the
