@@ -243,7 +243,11 @@ class Engine:
 
     def _start_helpers(self) -> None:
         """Starts the helpers the current threads and hash size want (none for one thread),
-        ending those started for other ones; at once, so that they are ready by the first search."""
+        ending those started for other ones or broken; at once, so that they are ready by the
+        first search. Helpers that fit already are kept (a GUI may set every option again)."""
+        pool = self._pool
+        if pool is not None and not pool.broken and (pool.threads, pool.hash_mb) == (self._threads, self._hash_mb):
+            return
         self.close()
         if self._threads > 1:
             self._pool = HelperPool(self._threads, self._hash_mb, Engine)

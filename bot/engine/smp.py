@@ -98,6 +98,8 @@ class HelperPool:
         or a module's function)."""
         if not 2 <= threads <= MAX_THREADS:
             raise ValueError(f"a helper pool is for 2 to {MAX_THREADS} threads, got {threads}")
+        self.threads = threads
+        self.hash_mb = hash_mb
         size = block_bytes(hash_mb)
         free = _shared_memory_free()
         if free is not None and free < size:

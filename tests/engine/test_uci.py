@@ -355,6 +355,10 @@ def test_stop_ends_a_two_thread_search_and_the_helpers_serve_the_next_one() -> N
     transcript.send("position startpos moves e2e4", "go depth 3")
     assert transcript.read_until("bestmove")[-1].startswith("bestmove ")
     assert transcript.session.engine._pool is pool and pool.pids == helpers
+    transcript.send("setoption name Threads value 2", "setoption name Hash value 64")  # as they were
+    assert transcript.session.engine._pool is pool
+    transcript.send("setoption name Hash value 32")
+    assert transcript.session.engine._pool is not pool and transcript.session.engine._pool is not None
     transcript.session.close()
 
 
