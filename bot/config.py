@@ -31,6 +31,7 @@ from chess.engine import MANAGED_OPTIONS
 from bot.dialect import AUTO, DIALECTS, Dialect, resolve
 from bot.engine.book import DEFAULT_BOOK, check_book_file
 from bot.engine.levels import elo_from_options
+from bot.engine.table import MAX_THREADS
 from bot.loopback import is_loopback
 
 TOKEN_ENV = "KNIGHTMATE_BOT_TOKEN"
@@ -122,6 +123,7 @@ class EngineSettings:
     move_overhead_ms: int = 300
     hash_mb: int = 64
     workers: int = 0
+    threads: int = 1
     max_move_time_ms: int | None = None
     command: tuple[str, ...] | None = None     # an external UCI engine; None = the built-in engine
     options: dict[str, OptionValue] = field(default_factory=dict)
@@ -217,12 +219,14 @@ def _number(minimum: float = 0.0, maximum: float = math.inf) -> Reader:
     return read
 
 
-def _integer(minimum: int) -> Reader:
+def _integer(minimum: int, maximum: int | None = None) -> Reader:
     def read(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError("expected a whole number")
         if value < minimum:
             raise ValueError(f"expected a whole number >= {minimum}")
+        if maximum is not None and value > maximum:
+            raise ValueError(f"expected a whole number from {minimum} to {maximum}")
         return value
     return read
 
@@ -387,6 +391,7 @@ _READERS: dict[str, dict[str, Reader]] = {
         "move_overhead_ms": _integer(0),
         "hash_mb": _integer(1),
         "workers": _integer(0),
+        "threads": _integer(1, maximum=MAX_THREADS),
         "max_move_time_ms": _optional(_integer(1)),
         "command": _optional(_command),
         "options": _uci_options,

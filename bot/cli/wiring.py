@@ -49,6 +49,18 @@ def search_workers(settings: Settings) -> int:
     return max(1, min(os.cpu_count() or 1, settings.challenge.concurrency))
 
 
+def search_threads(settings: Settings, workers: int) -> int:
+    """``engine.threads``, but no more than the cores leave each of the *workers*: every worker
+    may search at once (one game each), and processes beyond the cores only take turns, so
+    workers x threads stays within the cores (one thread at least)."""
+    cores = os.cpu_count() or 1
+    threads = min(settings.engine.threads, max(1, cores // workers))
+    if threads < settings.engine.threads:
+        log.warning("engine.threads %d lowered to %d: %d search workers on %d cores",
+                    settings.engine.threads, threads, workers, cores)
+    return threads
+
+
 def play_on_server(settings: Settings, token: Secret, stop: threading.Event, finish: threading.Event | None = None,
                    started: Callable[[Runner], None] | None = None, status_key: str | None = None) -> int:
     """The bot on ``settings.server`` until ``stop`` (or, after ``finish``, until its games are over);
@@ -71,7 +83,7 @@ def play_on_server(settings: Settings, token: Secret, stop: threading.Event, fin
         client = Client(settings.server, token, give_up_after_s=settings.game.give_up_after_s)
         workers = search_workers(settings)
         # An external engine is started and checked here, before any challenge can be accepted.
-        with open_move_sources(settings.engine, workers) as engines:
+        with open_move_sources(settings.engine, workers, search_threads(settings, workers)) as engines:
             runner = Runner(settings, client, engines, workers, status)
             if started is not None:
                 started(runner)

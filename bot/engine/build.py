@@ -33,7 +33,7 @@ from types import ModuleType
 logger = logging.getLogger(__name__)
 
 #: The engine modules setup.py compiles (names inside :mod:`bot.engine`).
-COMPILED_MODULES = ("constants", "weights", "nnue", "position", "search", "evaluation", "moves")
+COMPILED_MODULES = ("constants", "weights", "nnue", "position", "table", "search", "evaluation", "moves")
 #: Set to anything but empty or ``0`` for the pure-Python build.
 PURE_ENV = "KNIGHTMATE_BOT_PURE"
 #: Written by a successful compile: the SHA-256 of each source as it was compiled.

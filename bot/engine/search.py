@@ -49,7 +49,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Final
+from typing import Final, Protocol
 
 import chess
 from mypy_extensions import i64
@@ -74,6 +74,8 @@ from bot.engine.position import (
     to_square_of,
 )
 from bot.engine.result import SearchResult as SearchResult  # re-exported: callers import it from here
+from bot.engine.smp import HelperError, HelperPool
+from bot.engine.table import MAX_THREADS, SharedTable
 from bot.engine.weights import PIECE_VALUES
 from variant import KnightmateBoard, insufficient_material
 
@@ -171,6 +173,12 @@ _SCORE_SHIFT: Final = 16
 _MOVE_BITS: Final = (1 << _SCORE_SHIFT) - 1
 
 
+class StopSignal(Protocol):
+    """What ends a search early: a :class:`threading.Event`, or a helper's (:class:`bot.engine.smp.HelperStop`)."""
+
+    def is_set(self) -> bool: ...
+
+
 class _Abort(Exception):
     """Raised inside the tree when the deadline, the node limit or the stop flag is reached."""
 
@@ -184,10 +192,19 @@ class Engine:
     see :mod:`bot.engine.levels`) it plays at that strength, its random choices drawn from *seed*.
     With *nnue*, positions are scored by the shipped network (:mod:`bot.engine.nnue`) instead of
     the hand evaluation; :attr:`net` is that network, or None for the hand evaluation.
+
+    With *threads* above 1 (UCI's ``Threads``) a search is Lazy SMP: ``threads - 1`` helper
+    processes (:mod:`bot.engine.smp`) search the same position at once, all sharing one table of
+    ``hash_mb`` in shared memory, and the main search's move is played. The helpers live until
+    :meth:`close` (or until the engine's process ends). With one thread the search runs alone on
+    its own table, as it always did: the same nodes, move for move. A weakened engine (*elo*)
+    searches alone too: its level is designed for one.
     """
 
     def __init__(self, hash_mb: int = 64, book: OpeningBook | None = None, elo: int | None = None,
-                 seed: int | None = None, nnue: bool = False) -> None:
+                 seed: int | None = None, nnue: bool = False, threads: int = 1) -> None:
+        self._pool: HelperPool | None = None
+        self._threads = 1
         self.hash_mb = hash_mb
         self.book = book
         self.elo = elo
@@ -198,6 +215,7 @@ class Engine:
         self._countermoves: list[list[Move]] = [[NO_MOVE] * FROM_TO_SLOTS for _ in chess.COLORS]
         self._continuation: list[int] = [0] * (_CONTINUATION_ROW * _CONTINUATION_ROW)
         self._pawn_cache: evaluation.PawnCache = {}
+        self.threads = threads
 
     @property
     def hash_mb(self) -> int:
@@ -209,6 +227,50 @@ class Engine:
             raise ValueError(f"hash size must be at least 1 MB, got {value}")
         self._hash_mb = value
         self._tt_capacity = value * 1024 * 1024 // TT_ENTRY_BYTES
+        self._start_helpers()
+
+    @property
+    def threads(self) -> int:
+        """Processes a search runs in: the main one and its helpers (see the class)."""
+        return self._threads
+
+    @threads.setter
+    def threads(self, value: int) -> None:
+        if not 1 <= value <= MAX_THREADS:
+            raise ValueError(f"threads must be between 1 and {MAX_THREADS}, got {value}")
+        self._threads = value
+        self._start_helpers()
+
+    def _start_helpers(self) -> None:
+        """Starts the helpers the current threads and hash size want (none for one thread),
+        ending those started for other ones or broken; at once, so that they are ready by the
+        first search. Helpers that fit already are kept (a GUI may set every option again)."""
+        pool = self._pool
+        if pool is not None and not pool.broken and (pool.threads, pool.hash_mb) == (self._threads, self._hash_mb):
+            return
+        self.close()
+        if self._threads > 1:
+            self._pool = HelperPool(self._threads, self._hash_mb, Engine)
+
+    def wait_for_helpers(self) -> None:
+        """Waits until the helpers are ready to search (started, the table mapped: a second or so
+        after ``threads`` is set), so that the first search does not spend its time on that; for
+        UCI's ``isready`` and a bot's warm-up. Not during a search. Helpers that failed to start
+        are started again."""
+        if self._pool is None:
+            return
+        try:
+            self._pool.wait_until_idle()
+        except HelperError as error:
+            logger.warning("%s; starting the helpers again", error)
+            self._start_helpers()
+
+    def close(self) -> None:
+        """Ends the helper processes and frees the shared table; the engine can search again
+        afterwards (alone until ``threads`` or ``hash_mb`` is set again)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
     @property
     def elo(self) -> int | None:
@@ -222,6 +284,12 @@ class Engine:
     def new_game(self) -> None:
         """Forgets everything learnt: hash table, histories, countermoves and pawn cache."""
         self._tt.clear()
+        if self._pool is not None:
+            try:
+                self._pool.new_game()
+            except HelperError as error:
+                logger.warning("%s; starting the helpers again", error)
+                self._start_helpers()
         self._history = [[0] * FROM_TO_SLOTS for _ in chess.COLORS]
         self._countermoves = [[NO_MOVE] * FROM_TO_SLOTS for _ in chess.COLORS]
         self._continuation = [0] * (_CONTINUATION_ROW * _CONTINUATION_ROW)
@@ -254,10 +322,7 @@ class Engine:
                     _wait_for_hit_or_stop(ponder, stop)
                 return SearchResult(move, None, None, 0, 0, int((time.perf_counter() - started) * 1000), (move,),
                                     from_book=True)
-        if len(self._tt) > self._tt_capacity:
-            self._tt.clear()
-        if len(self._pawn_cache) > 100_000:
-            self._pawn_cache.clear()
+        self._trim_tables()
         strength = self._strength
         lines = multipv
         report = on_info
@@ -266,13 +331,18 @@ class Engine:
             if on_info is not None:
                 report = _trimmed_report(on_info, multipv)
         time_budget = Budget(None, None) if ponder is not None else budget(limits, board.turn, board.fullmove_number)
+        pool = self._helpers_on(board) if strength is None else None
         search = _Search(board, limits, time_budget, started, stop,
                          self._tt, self._tt_capacity, self._history, self._countermoves, self._continuation,
                          self._pawn_cache, ponder,
-                         lines, levels.MIN_DEPTH if strength is not None else 0)
+                         lines, levels.MIN_DEPTH if strength is not None else 0,
+                         pool.table if pool is not None else None)
         if self.net is not None:
             search.position.use_nnue(self.net)
-        result = search.run(report)
+        if pool is None:
+            result = search.run(report)
+        else:
+            result = _run_with_helpers(pool, search, report)
         if strength is not None:
             result = self._weaker_choice(board, result, multipv, strength)
         if ponder is not None:
@@ -280,6 +350,43 @@ class Engine:
             _wait_for_hit_or_stop(ponder, stop)
         return result
 
+    def _trim_tables(self) -> None:
+        """Empties the table and the pawn cache kept from earlier searches when they have outgrown
+        their bounds (the table also makes room as it fills, see ``_Search._make_room``)."""
+        if len(self._tt) > self._tt_capacity:
+            self._tt.clear()
+        if len(self._pawn_cache) > 100_000:
+            self._pawn_cache.clear()
+
+    def _helpers_on(self, board: KnightmateBoard) -> HelperPool | None:
+        """The helpers, set searching *board*; None with one thread. Helpers that failed are
+        started again for the next search, and this one runs alone."""
+        pool = self._pool
+        if pool is None:
+            return None
+        try:
+            pool.start(board, self.net is not None)
+        except HelperError as error:
+            logger.warning("searching alone: %s; starting the helpers again", error)
+            self._start_helpers()
+            return None
+        return pool
+
+    def help_search(self, board: KnightmateBoard, table: SharedTable, worker: int, stop: StopSignal) -> None:
+        """A helper's search (in a helper process, see :mod:`bot.engine.smp`): *board* without
+        a limit until *stop*, through *table*, with this engine's histories. Odd helpers search
+        each iteration a ply deeper than the main search would, so that what they put in the table
+        is what the main search needs next rather than what it has; the others diverge from it by
+        timing alone. Publishes its nodes as *worker* in the table."""
+        self._trim_tables()
+        search = _Search(board, Limits(infinite=True), Budget(None, None), time.perf_counter(), stop,
+                         self._tt, self._tt_capacity, self._history, self._countermoves, self._continuation,
+                         self._pawn_cache, None, 1, 0, table, worker)
+        if self.net is not None:
+            search.position.use_nnue(self.net)
+        search.depth = worker % 2
+        search.run(None)
+        table.publish_nodes(worker, search.nodes)
 
     def _weaker_choice(self, board: KnightmateBoard, result: SearchResult, multipv: int,
                        strength: levels.Strength) -> SearchResult:
@@ -290,6 +397,21 @@ class Engine:
         chosen = lines[levels.choose_line(lines, present_cp, strength, self._rng)]
         return dataclasses.replace(chosen, nodes=result.nodes, time_ms=result.time_ms,
                                    lines=lines[:multipv] if multipv > 1 else ())
+
+
+def _run_with_helpers(pool: HelperPool, search: _Search,
+                      report: Callable[[SearchResult], None] | None) -> SearchResult:
+    """*search* run as the main search of a Lazy SMP one, its helpers searching already; its
+    reports and result count every process's nodes, as UCI engines count them."""
+    def counted(info: SearchResult) -> None:
+        if report is not None:
+            report(dataclasses.replace(info, nodes=info.nodes + pool.helper_nodes()))
+
+    try:
+        result = search.run(counted if report is not None else None)
+    finally:
+        helper_nodes = pool.finish()
+    return dataclasses.replace(result, nodes=result.nodes + helper_nodes)
 
 
 def _weaker_limits(limits: Limits, strength: levels.Strength) -> Limits:
@@ -314,10 +436,10 @@ class _Search:
     """The state of one search: the working position, counters and the tables it borrows."""
 
     def __init__(self, board: KnightmateBoard, limits: Limits, time_budget: Budget, started: float,
-                 stop: threading.Event | None, tt: dict[int, tuple[int, int, int, Move]],
+                 stop: StopSignal | None, tt: dict[int, tuple[int, int, int, Move]],
                  tt_capacity: int, history: list[list[int]], countermoves: list[list[Move]],
                  continuation: list[int], pawn_cache: evaluation.PawnCache, ponder: Ponder | None, multipv: int,
-                 min_depth: int) -> None:
+                 min_depth: int, shared: SharedTable | None = None, worker: int = 0) -> None:
         self.position, self.keys = _replay(board)
         self.multipv = multipv
         # Iterations up to this depth finish whatever the node limit: a weaker level's nodes
@@ -338,6 +460,10 @@ class _Search:
         self.stop = stop
         self.tt = tt
         self.tt_capacity = tt_capacity
+        # With helpers (Lazy SMP) every process's table instead of ``tt``; *worker* is this
+        # process's number in it (0 for the main search).
+        self.shared = shared
+        self.worker = worker
         self.history = history
         # The reply that last refuted a move, by side to move and the move's from and to squares.
         self.countermoves = countermoves
@@ -531,7 +657,7 @@ class _Search:
         """The table's move for this position (NO_MOVE if it has none), and its score when the
         entry is deep enough and its bound decides the node, else NO_SCORE. A PV node never takes
         the table's score: its line must come from a search."""
-        entry = self.tt.get(self.keys[-1])
+        entry = self._entry(self.keys[-1])
         if entry is None:
             return NO_MOVE, NO_SCORE
         entry_depth, flag, entry_score, hash_move = entry
@@ -778,9 +904,17 @@ class _Search:
             _update_history(history, from_to_of(failed), -bonus)
             _update_history(continuation, _reply_slot(position, failed, replies), -bonus)
 
+    def _entry(self, key: int) -> tuple[int, int, int, Move] | None:
+        shared = self.shared
+        return self.tt.get(key) if shared is None else shared.get(key)
+
     def _store(self, depth: int, score: int, alpha: int, beta: int, move: Move, ply: int) -> None:
         flag = UPPER if score <= alpha else LOWER if score >= beta else EXACT
         key = self.keys[-1]
+        shared = self.shared
+        if shared is not None:
+            shared.put(key, depth, flag, _score_to_tt(score, ply), move)
+            return
         if len(self.tt) >= self.tt_capacity and key not in self.tt:
             self._make_room()
         self.tt[key] = (depth, flag, _score_to_tt(score, ply), move)
@@ -835,6 +969,8 @@ class _Search:
             self.next_check = min(self.next_check, self.node_limit)
         if self.hard_deadline is not None and time.perf_counter() >= self.hard_deadline:
             raise _Abort
+        if self.shared is not None:
+            self.shared.publish_nodes(self.worker, self.nodes)
         if self.stop is not None and self.stop.is_set():
             raise _Abort
 
@@ -848,7 +984,7 @@ class _Search:
         position.push(first)
         seen = {position.key}
         while len(pv) < MAX_PLY:
-            entry = self.tt.get(position.key)
+            entry = self._entry(position.key)
             if entry is None or not position.is_pseudo_legal(entry[3]):
                 break
             position.push(entry[3])

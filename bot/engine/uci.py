@@ -1,7 +1,7 @@
 """``knightmate-bot uci``: the engine behind the Universal Chess Interface, on stdin/stdout.
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``setoption`` (``UCI_Variant`` = knightmate,
-``Hash``, ``Move Overhead``, ``Ponder``, ``OwnBook``, ``Book File``, ``MultiPV``, ``UCI_LimitStrength``,
+``Hash``, ``Threads``, ``Move Overhead``, ``Ponder``, ``OwnBook``, ``Book File``, ``MultiPV``, ``UCI_LimitStrength``,
 ``UCI_Elo``), ``position startpos|fen <fen>
 [moves ...]`` (``m`` and ``n`` commoner promotions), ``go`` (wtime, btime, winc, binc, movestogo,
 movetime, depth, nodes, infinite, ponder), ``ponderhit``, ``stop`` and ``quit``. Searches run on a
@@ -16,6 +16,11 @@ the principal variation has one.
 Opening book: with ``OwnBook`` (on by default) a position in the book is answered at once,
 announced by ``info string book move``; ``go infinite`` always searches, and so does a search
 with ``MultiPV`` above 1 (analysis).
+
+Threads: with ``Threads`` N above 1 the engine searches in N processes sharing the ``Hash`` table
+(Lazy SMP, see :class:`~bot.engine.search.Engine`); ``info`` lines count the nodes of all of them.
+Its maximum is the machine's cores: more processes than cores only take turns. ``quit`` (or the
+end of input) ends the helper processes.
 
 MultiPV: with ``MultiPV`` N each iteration is reported as N ``info multipv k ...`` lines, best
 first, each with its exact score and line.
@@ -33,6 +38,7 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,6 +54,8 @@ from bot.engine.clock import Limits, Ponder
 from bot.engine.levels import DEFAULT_ELO, MAX_ELO, MIN_ELO
 from bot.engine.nnue import shipped_net
 from bot.engine.search import MAX_MULTIPV, Engine, SearchResult
+from bot.engine.smp import HelperError
+from bot.engine.table import MAX_THREADS
 from variant import GameMoveError, KnightmateBoard
 
 logger = logging.getLogger(__name__)
@@ -76,14 +84,14 @@ class UciSession:
         self.multipv = 1
         self.limit_strength = False
         self.elo = DEFAULT_ELO
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
         for option in OPTIONS:  # each option's default, set as a GUI's setoption would set it
             try:
                 option.apply(self, option.spec.default)
             except UciError as error:  # a broken install (no book): play on, and say why in the log
                 logger.warning("%s", error)
         self.board = KnightmateBoard()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         # The running search's ponder handle and the limits it gets at ``ponderhit``.
         self._ponder: Ponder | None = None
         self._ponder_limits = Limits()
@@ -93,7 +101,7 @@ class UciSession:
         self._idle.set()
         self._handlers: dict[str, Callable[[list[str]], None]] = {
             "uci": self._uci,
-            "isready": lambda _: self.send("readyok"),
+            "isready": self._isready,
             "ucinewgame": self._new_game,
             "setoption": self._setoption,
             "position": self._position,
@@ -135,6 +143,13 @@ class UciSession:
             self.send(announcement(option.spec))
         self.send("uciok")
 
+    def _isready(self, _: list[str]) -> None:
+        """Answers once the engine can search at once: after a change of Threads, its helpers
+        have started (while a search runs, at once)."""
+        if self._idle.is_set():
+            self.engine.wait_for_helpers()
+        self.send("readyok")
+
     def _new_game(self, _: list[str]) -> None:
         self.stop_search()
         self.engine.new_game()
@@ -159,7 +174,23 @@ class UciSession:
         """UCI_Variant has one choice; Ponder only tells the GUI this engine can (the GUI decides when)."""
 
     def _set_hash(self, value: chess.engine.ConfigValue) -> None:
-        self.engine.hash_mb = int(value or 0)
+        if self.engine.threads > 1:
+            self.stop_search()  # the shared table a running search uses is replaced
+        self._set_table(int(value or 0), self.engine.threads)
+
+    def _set_threads(self, value: chess.engine.ConfigValue) -> None:
+        self.stop_search()  # the helpers a running search uses are replaced
+        self._set_table(self.engine.hash_mb, int(value or 1))
+
+    def _set_table(self, hash_mb: int, threads: int) -> None:
+        """Hash and Threads, whose helpers share a table of Hash MB; when there is not the shared
+        memory for it, the engine searches alone, and says so."""
+        try:
+            self.engine.hash_mb = hash_mb
+            self.engine.threads = threads
+        except HelperError as error:
+            self.engine.threads = 1
+            raise UciError(f"Threads {threads} with Hash {hash_mb}: {error}; searching in one thread") from None
 
     def _set_nnue(self, value: chess.engine.ConfigValue) -> None:
         """``Use NNUE``: the shipped network scores positions instead of the hand evaluation."""
@@ -311,6 +342,11 @@ class UciSession:
                       + f" score {score} nodes {info.nodes} nps {nps} time {info.time_ms}"
                       + (f" pv {pv}" if pv else ""))
 
+    def close(self) -> None:
+        """Ends the session: the search, then the engine's helper processes."""
+        self.stop_search()
+        self.engine.close()
+
     def stop_search(self) -> None:
         """Ends a running search; its ``bestmove`` line is written before this returns."""
         thread = self._thread
@@ -339,6 +375,8 @@ class UciOption:
 
 
 HASH = chess.engine.Option("Hash", "spin", 64, 1, 4096, [])
+#: One process by default: a GUI that wants more says so, and one thread searches the same nodes every time.
+THREADS = chess.engine.Option("Threads", "spin", 1, 1, max(1, min(os.cpu_count() or 1, MAX_THREADS)), [])
 #: Declared before ``OwnBook``, so that the defaults, set in this order, read the book once.
 BOOK_FILE = chess.engine.Option("Book File", "string", str(DEFAULT_BOOK), None, None, [])
 
@@ -347,6 +385,7 @@ BOOK_FILE = chess.engine.Option("Book File", "string", str(DEFAULT_BOOK), None, 
 OPTIONS = (
     UciOption(chess.engine.Option("UCI_Variant", "combo", "knightmate", None, None, ["knightmate"]), UciSession._keep),
     UciOption(HASH, UciSession._set_hash),
+    UciOption(THREADS, UciSession._set_threads),
     # A GUI on the same machine has little lag; the online bot holds back its own overhead.
     UciOption(chess.engine.Option("Move Overhead", "spin", 30, 0, 5000, []), UciSession._set_move_overhead),
     UciOption(chess.engine.Option("Ponder", "check", False, None, None, []), UciSession._keep),
@@ -409,9 +448,10 @@ def run(stdin: TextIO, stdout: TextIO) -> int:
     if isinstance(stdin, io.TextIOWrapper):
         stdin.reconfigure(errors="replace")  # undecodable bytes become an unknown command, not a crash
     session = UciSession(write)
-    for line in stdin:
-        if not session.handle(line):
-            break
-    else:
-        session.stop_search()
+    try:
+        for line in stdin:
+            if not session.handle(line):
+                break
+    finally:
+        session.close()
     return 0

@@ -46,6 +46,7 @@ import chess
 
 from bot.engine import Engine, Limits, Ponder, SearchResult
 from bot.engine.book import BookError, OpeningBook
+from bot.engine.smp import HelperError
 from bot.metrics import ENGINE_RESTARTS
 from variant import KnightmateBoard
 
@@ -123,7 +124,7 @@ class _Control:
 
 
 def _worker_main(connection: Connection, hash_mb: int, book_file: str | None, job: SearchJob,
-                 elo: int | None) -> None:
+                 elo: int | None, threads: int) -> None:
     """A worker: a listener thread takes messages (searches are queued, stops and hits act at
     once on the search they name); the main thread runs the searches one after another."""
     global _engine
@@ -135,10 +136,15 @@ def _worker_main(connection: Connection, hash_mb: int, book_file: str | None, jo
     # move-to-reply time (bench/speed/latency.py); the listener rarely runs, so a short interval is free.
     sys.setswitchinterval(LISTENER_SWITCH_INTERVAL_S)
     _engine = Engine(hash_mb=hash_mb, book=_open_book(book_file), elo=elo)
+    try:
+        _engine.threads = threads
+    except HelperError as error:  # too little shared memory: search, if only in one thread
+        log.error("engine.threads %d not used: %s", threads, error)
     searches: queue.Queue[_SearchRequest] = queue.Queue()
     controls: dict[int, _Control] = {}
     lock = threading.Lock()
     threading.Thread(target=_listen, args=(connection, searches, controls, lock), name="listen", daemon=True).start()
+    _engine.wait_for_helpers()  # warm: the first move does not wait for them
     connection.send(_Ready(os.getpid()))
     while True:
         search = searches.get()
@@ -301,9 +307,10 @@ class SearchPool:
     """
 
     def __init__(self, workers: int, hash_mb: int, job: SearchJob = engine_search,
-                 book_file: str | None = None, elo: int | None = None) -> None:
+                 book_file: str | None = None, elo: int | None = None, threads: int = 1) -> None:
         self.workers = max(1, workers)
         self.hash_mb = hash_mb
+        self.threads = threads  # processes each worker's engine searches in (its own and its helpers)
         self.book_file = book_file
         self.elo = elo  # the workers' engines play at this UCI_Elo (None: full strength)
         self.job = job
@@ -451,9 +458,12 @@ class SearchPool:
 
     def _start(self, worker: _Worker) -> None:
         ours, theirs = self._context.Pipe()
+        # A daemonic process may not start processes, and a worker searching in several threads
+        # starts its helpers: such a worker is not daemonic, and close() (or the worker's own
+        # watch on this process) ends it.
         process = self._context.Process(target=_worker_main,
-                                        args=(theirs, self.hash_mb, self.book_file, self.job, self.elo),
-                                        name="search-worker", daemon=True)
+                                        args=(theirs, self.hash_mb, self.book_file, self.job, self.elo, self.threads),
+                                        name="search-worker", daemon=self.threads == 1)
         process.start()
         theirs.close()
         worker.process, worker.connection, worker.ready = process, ours, threading.Event()

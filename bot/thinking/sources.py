@@ -421,11 +421,13 @@ class UciMoveSources:
 
 
 @contextlib.contextmanager
-def open_move_sources(settings: EngineSettings, workers: int) -> Iterator[MoveSources]:
+def open_move_sources(settings: EngineSettings, workers: int, threads: int) -> Iterator[MoveSources]:
     """The move source ``run`` and ``demo`` play with, ready and checked; closed on exit with every
-    engine process and worker it started. Raises :class:`EngineStartError` for a bad external engine."""
+    engine process and worker it started, the built-in engine's *workers* each searching in *threads*
+    processes. Raises :class:`EngineStartError` for a bad external engine."""
     if settings.command is None:
-        pool = SearchPool(workers, settings.hash_mb, book_file=settings.book_file, elo=settings.builtin_elo)
+        pool = SearchPool(workers, settings.hash_mb, book_file=settings.book_file, elo=settings.builtin_elo,
+                          threads=threads)
         try:
             pool.warm_up()
             yield BuiltinMoveSources(pool)

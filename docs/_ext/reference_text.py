@@ -178,6 +178,8 @@ def _config_lines(keys: list[ConfigKey]) -> Iterator[str]:
 UCI_OPTION_MEANINGS = {
     "UCI_Variant": "The variant; Knightmate is the only one, announced as Fairy-Stockfish announces its variants.",
     "Hash": "The transposition table's size, in MB.",
+    "Threads": "Processes one search runs in (Lazy SMP, [below](#threads-lazy-smp)); at most the machine's cores, "
+               "so the maximum shown is that of the machine that built this manual.",
     "Move Overhead": "Milliseconds taken off every move's time for the GUI's and the network's lag.",
     "Ponder": "Tells the GUI that the engine can ponder; the GUI decides when (`go ponder`, `ponderhit`).",
     "Book File": "The Polyglot opening book read when `OwnBook` is on; by default the Knightmate book shipped "

@@ -240,6 +240,10 @@ def test_engine_options_keep_their_names_and_values() -> None:
     ({"options": {"UCI_LimitStrength": "yes"}}, r"^engine\.options: UCI_LimitStrength must be true or false"),
     ({"command": "fs", "start_timeout_s": 0}, r"^engine\.start_timeout_s: expected a number"),
     ({"command": "fs", "hang_margin_s": "3"}, r"^engine\.hang_margin_s: expected a number"),
+    ({"threads": 0}, r"^engine\.threads: expected a whole number >= 1, got 0$"),
+    ({"threads": 65}, r"^engine\.threads: expected a whole number from 1 to 64, got 65$"),
+    ({"threads": "2"}, r"^engine\.threads: expected a whole number, got '2'$"),
+    ({"threads": True}, r"^engine\.threads: expected a whole number, got True$"),
 ])
 
 

@@ -63,4 +63,4 @@ def test_uci_options_table_lists_every_option_in_order(reference: ModuleType) ->
     rows = reference.uci_options_table().splitlines()[2:]
     assert [row.split("`")[1] for row in rows] == [option.spec.name for option in OPTIONS]
     assert rows[1].startswith("| `Hash` | spin, 1 to 4096 | `64` |")
-    assert rows[4].startswith("| `Book File` | string | `knightmate.bin (shipped)` |")
+    assert rows[5].startswith("| `Book File` | string | `knightmate.bin (shipped)` |")

@@ -185,6 +185,7 @@ def test_sigterm_while_the_server_is_unreachable_exits_0(tmp_path: Path) -> None
     ("challenge:\n  concurency: 2\n", "challenge.concurency"),
     ("server:\n  url: pychess.org\n", "server.url"),
     ("engine:\n  move_overhead_ms: fast\n", "engine.move_overhead_ms"),
+    ("engine:\n  threads: 0\n", "engine.threads"),
 ])
 def test_bad_config_stops_run_with_one_line_naming_the_key_and_exit_2(tmp_path: Path, text: str, key: str) -> None:
     path = tmp_path / "config.yml"

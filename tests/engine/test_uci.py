@@ -10,8 +10,9 @@ import chess
 import chess.engine
 import pytest
 
+from bot.engine import smp
 from bot.engine.book import DEFAULT_BOOK, book_entry, write_book
-from bot.engine.uci import OPTIONS, UciSession
+from bot.engine.uci import OPTIONS, THREADS, UciSession
 from bot.own_command import OWN_COMMAND
 from variant import KnightmateBoard
 
@@ -339,3 +340,44 @@ def test_a_bad_book_file_is_an_error_and_keeps_the_book(tmp_path: Path, value: s
     assert lines[0].startswith("info string error: Book File") and reason in lines[0]
     assert lines[1].startswith("info string error: OwnBook must be true or false")
     assert transcript.session.engine.book is book and book is not None
+
+
+@pytest.mark.skipif(THREADS.max is None or THREADS.max < 2, reason="Threads goes up to the machine's cores")
+def test_stop_ends_a_two_thread_search_and_the_helpers_serve_the_next_one() -> None:
+    transcript = Transcript()
+    transcript.send("setoption name Threads value 2", "position startpos", "go infinite")
+    transcript.read_until("info depth 3")
+    transcript.send("stop")
+    assert transcript.read_until("bestmove")[-1].startswith("bestmove ")
+    pool = transcript.session.engine._pool
+    assert pool is not None
+    helpers = pool.pids
+    transcript.send("position startpos moves e2e4", "go depth 3")
+    assert transcript.read_until("bestmove")[-1].startswith("bestmove ")
+    assert transcript.session.engine._pool is pool and pool.pids == helpers
+    transcript.send("setoption name Threads value 2", "setoption name Hash value 64")  # as they were
+    assert transcript.session.engine._pool is pool
+    transcript.send("setoption name Hash value 32")
+    assert transcript.session.engine._pool is not pool and transcript.session.engine._pool is not None
+    transcript.session.close()
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", "65", ""])
+def test_a_bad_threads_value_is_an_error_and_keeps_the_threads(value: str) -> None:
+    transcript = Transcript()
+    transcript.send(f"setoption name Threads value {value}", "isready")
+    error, ready = transcript.read_until("readyok")
+    assert error.startswith("info string error: Threads must be") and ready == "readyok"
+    assert transcript.session.engine.threads == 1
+
+
+def test_threads_without_the_shared_memory_for_the_table_is_an_error_and_one_thread(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(smp, "_shared_memory_free", lambda: 2**20)
+    transcript = Transcript()
+    transcript.send("setoption name Hash value 16", "setoption name Threads value 2", "isready")
+    error, ready = transcript.read_until("readyok")
+    assert error.startswith("info string error: Threads 2 with Hash 16: the shared memory") and "--shm-size" in error
+    assert transcript.session.engine.threads == 1
+    transcript.send("position startpos", "go depth 2")
+    assert transcript.read_until("bestmove")[-1].startswith("bestmove ")

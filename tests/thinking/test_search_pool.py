@@ -15,6 +15,7 @@ import pytest
 from bot.engine import Limits, Ponder, SearchResult
 from bot.engine.book import book_entry, write_book
 from bot.thinking.search_pool import SearchPool, WorkerDied, engine_search, less_waiting, ponder_line
+from tests.helpers.child_processes import children, still_running
 from variant import KnightmateBoard
 
 TIMEOUT_S = 60
@@ -108,6 +109,21 @@ def test_a_position_continued_from_a_cached_board_equals_one_built_from_scratch(
         assert board.fen() == fresh.fen() and board.move_stack == fresh.move_stack
     other = _position(None, ("e2e4",))
     assert other.fen() != _position(None, line[:2]).fen()
+
+
+def test_a_pool_whose_workers_search_in_two_threads_plays_legal_moves_and_leaves_no_helper(pool_of) -> None:
+    """A worker searching in two threads starts a helper (a daemonic worker could not); closing the
+    pool ends both."""
+    pool = pool_of(1, threads=2)
+    worker = pool._workers[0].process
+    assert worker is not None and worker.pid is not None
+    result = pool.submit(None, LINE, Limits(depth=5)).result(timeout=TIMEOUT_S)
+    assert legal(LINE, result.move)
+    helpers = children(worker.pid)
+    assert helpers
+    pool.close()
+    worker.join(TIMEOUT_S)
+    assert still_running(helpers, TIMEOUT_S) == set()
 
 
 # A home worker per game.
