@@ -207,7 +207,8 @@ def test_a_puzzle_on_a_phone(page: Page) -> None:
     board = page.find("#puzzle-board").rect
     assert board["width"] >= 300 and board["x"] >= 0
     page.screenshot(SCREENSHOTS, "puzzle-390-your-move")
-    tops = page.read('return ["puzzle-min", "puzzle-max"].map(id => document.getElementById(id).getBoundingClientRect().top)')
+    tops = page.read('return ["puzzle-min", "puzzle-max"]'
+                     '.map(id => document.getElementById(id).getBoundingClientRect().top)')
     assert tops[0] == tops[1]  # "Rated from [ ] to [ ]" on one line
     assert page.read("return window.scrollY") == 0  # the board in view, though the button was far down
     page.find("#puzzle-solution").click()
