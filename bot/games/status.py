@@ -13,7 +13,7 @@ from __future__ import annotations
 import collections
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import chess
@@ -181,15 +181,20 @@ class StatusRecorder:
         with self._lock:
             playing = [dict(_view_json(view), clocks_age_ms=max(0, int((now - view.clocks_at_s) * 1000)))
                        for _, view in sorted(self._playing.items())]
-            finished = [dict(asdict(game), view=_view_json(game.view), pgn=game.pgn is not None)
+            finished = [dict(vars(game), view=_view_json(game.view), pgn=game.pgn is not None)
                         for game in self._finished]
-            challenges = [asdict(answer) for answer in self._challenges]
+            challenges = [dict(vars(answer)) for answer in self._challenges]
         return {"version": __version__, "uptime_s": round(time.monotonic() - self._started_monotonic, 1),
                 "playing": playing, "finished": finished, "challenges": challenges}
 
 
 def _view_json(view: GameView) -> dict[str, Any]:
-    """*view* for the page, without the monotonic time of its clocks, which means nothing there."""
-    shown = asdict(view)
+    """*view* for the page, without the monotonic time of its clocks, which means nothing there.
+
+    The records are copied shallow (``vars``; their fields are immutable), not with
+    :func:`dataclasses.asdict`: asdict rebuilds every tuple as ``tuple(generator)``, which is
+    over-allocated then shrunk, and each read left such tuples parked in CPython's per-size tuple
+    free lists until those were full, some 5 MB (the bot's growth with the page read in the soak)."""
+    shown = dict(vars(view), evaluation=None if view.evaluation is None else dict(vars(view.evaluation)))
     del shown["clocks_at_s"]
     return shown

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 import time
 
 import chess
@@ -105,3 +107,23 @@ def test_games_left_at_shutdown_are_no_longer_shown_in_progress() -> None:
     recorder.game_seen(game_view(played_game("g2")))
     recorder.games_left(["g1"])
     assert [view["id"] for view in recorder.snapshot()["playing"]] == ["g2"]
+
+
+def test_reading_the_snapshot_again_and_again_keeps_no_memory() -> None:
+    """The page reads the snapshot every 1.5 s for as long as the bot runs: a read must leave nothing
+    behind. Copying the records with dataclasses.asdict did (each tuple it copies is built by
+    ``tuple(generator)``, over-allocated then shrunk, and parked in CPython's per-size tuple free
+    lists: some 5 MB before they were full, the page's growth in the soak)."""
+    recorder = StatusRecorder()
+    for number in range(FINISHED_KEPT):
+        short = dataclasses.replace(game_view(new_game(f"g{number}")), move_times_ms=tuple(range(number % 19 + 1)))
+        recorder.game_over(short, Result("1-0", "normal", "mate"), "1-0")
+    for number in range(CHALLENGES_KEPT):
+        recorder.challenge_answered(challenge(number), Decision.accepted())
+    recorder.game_seen(game_view(played_game()))
+    for _ in range(50):
+        recorder.snapshot()
+    before = sys.getallocatedblocks()
+    for _ in range(2000):
+        recorder.snapshot()
+    assert sys.getallocatedblocks() - before < 1000
