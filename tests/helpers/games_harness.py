@@ -92,6 +92,7 @@ class OneMoveEngine:
     def submit(self, initial_fen: str | None, moves: tuple[str, ...], limits: Limits) -> Future[SearchResult]:
         self.calls.append(("submit", *moves))
         future: Future[SearchResult] = Future()
+        pv: tuple[chess.Move, ...]
         if not moves:
             pv = (chess.Move.from_uci("e2e3"), chess.Move.from_uci("e7e6"))
         else:
