@@ -2,7 +2,7 @@
 # Fairy-Stockfish as a UCI engine on stdin/stdout, for bench/match/strength.py.
 #
 # Runs the WebAssembly build from the npm package fairy-stockfish-nnue.wasm under Node, installing
-# the pinned version into bench/node_modules (git-ignored) on first use. Bench only: it is never a
+# the pinned version into bench/match/node_modules (git-ignored) on first use. Bench only: it is never a
 # dependency of the knightmate-bot package. Installer messages go to stderr, so stdout stays UCI.
 #
 #   bench/match/fairy_stockfish.sh             run the engine (installs first if needed)
