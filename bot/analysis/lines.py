@@ -157,19 +157,22 @@ def close_engine(engine: chess.engine.SimpleEngine) -> None:
 
 def analyse_position(engine: chess.engine.SimpleEngine, board: KnightmateBoard, limit: chess.engine.Limit, *,
                      multipv: int = 1, on_info: Callable[[PositionAnalysis], None] | None = None,
-                     stop: threading.Event | None = None) -> PositionAnalysis:
+                     stop: threading.Event | None = None, game: object = None) -> PositionAnalysis:
     """The engine's *multipv* best lines in *board* within *limit*.
 
     *on_info* gets the lines after each ``info`` line that completes a set: the line numbered as
     the last one wanted (*multipv*, or the number of legal moves if fewer), with which an engine
     ends its report of an iteration; so one call an iteration, all lines there. Setting *stop*
     ends the search and raises :class:`AnalysisStopped`. A position where the game is over is
-    answered by the rules, without the engine.
+    answered by the rules, without the engine. A *game* other than the previous search's tells
+    the engine a new game starts (python-chess sends ``ucinewgame``, which clears its hash
+    table), so that what it says of this position does not depend on what it searched before.
     """
     if board.is_game_over():
         return final_position(board)
     last_line = min(multipv, board.legal_moves.count())
-    with engine.analysis(engine_board_of(board), limit, multipv=multipv if multipv > 1 else None) as analysis:
+    with engine.analysis(engine_board_of(board), limit, multipv=multipv if multipv > 1 else None,
+                         game=game) as analysis:
         watcher = _StopWatcher(stop, analysis)
         # The lines as of each info read (``analysis.multipv`` is already as of the engine's latest).
         lines: dict[int, chess.engine.InfoDict] = {}

@@ -222,12 +222,16 @@ def confirmed_by(engine: chess.engine.SimpleEngine, puzzle: Puzzle, limit: chess
                  curve: WinningChancesCurve) -> str | None:
     """Why *engine* (whose centipawns read on *curve*) disagrees with *puzzle* (a solver move that
     is not its best, or whose second best is not clearly worse, by :func:`only_winning_move`), or
-    None when it agrees with every one. A last move that mates may be one of several mates."""
+    None when it agrees with every one. A last move that mates may be one of several mates. Each
+    puzzle is a new game to the engine (a cleared hash table), so its verdict on a puzzle is the
+    same whichever puzzles it checked before: a set checked once is confirmed again by a later
+    check, as the starter set's test does."""
     board = KnightmateBoard(puzzle.fen)
+    game = object()  # this puzzle's: its moves share what the engine learns, no other puzzle's
     for index, uci in enumerate(puzzle.moves):
         move = board.parse_uci(uci)
         if index % 2 == 1:
-            analysis = analyse_position(engine, board, limit, multipv=2)
+            analysis = analyse_position(engine, board, limit, multipv=2, game=game)
             best = analysis.best
             assert best is not None  # the puzzle's move is legal, so the game is not over
             board.push(move)

@@ -121,18 +121,19 @@ def read_puzzle_csv(text: str, source: str) -> list[CheckedPuzzle]:
     return puzzles
 
 
-def load_puzzle_set(paths: Sequence[str]) -> PuzzleSet:
-    """The shipped starter set, if the package has one (left out with an error in the log if it
-    cannot be used), and the puzzles of each file in *paths*.
+def load_puzzle_set(paths: Sequence[str], *, shipped: bool = True) -> PuzzleSet:
+    """The shipped starter set (unless *shipped* is False: a set of *paths* alone), if the package
+    has one (left out with an error in the log if it cannot be used), and the puzzles of each file
+    in *paths*.
 
     :raises: :exc:`PuzzleFileError` for a file of *paths* that cannot be read or used.
     """
     package, parts = SHIPPED_SET
-    shipped = resources.files(package).joinpath(*parts)
+    starter = resources.files(package).joinpath(*parts)
     puzzles = []
-    if shipped.is_file():
+    if shipped and starter.is_file():
         try:
-            puzzles = read_puzzle_csv(shipped.read_text(encoding="utf-8-sig"), "the shipped puzzle set")
+            puzzles = read_puzzle_csv(starter.read_text(encoding="utf-8-sig"), "the shipped puzzle set")
         except PuzzleFileError as error:  # a packaging fault, not the operator's: the page goes on without it
             logger.error("%s", error)
     for path in paths:

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.browser
 def server() -> Iterator[PageServer]:
     with Sandbox("lichess") as sandbox, \
             PageServer(("127.0.0.1", 0), sandbox.add_person("you", bot="knightmate-bot"), "key", lambda game_id: None,
-                       puzzles=load_puzzle_set([str(PUZZLES_CSV)])) as page_server:
+                       puzzles=load_puzzle_set([str(PUZZLES_CSV)], shipped=False)) as page_server:
         thread = threading.Thread(target=page_server.serve_forever, kwargs={"poll_interval": 0.05})
         thread.start()
         try:
