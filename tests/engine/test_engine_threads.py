@@ -153,15 +153,20 @@ def _uci_with_two_threads(first: str = "go depth 4", answer: str = "bestmove",
         process.wait(TIMEOUT_S)
 
 
+def _quit_leaving_nothing(process: subprocess.Popen[str], helpers: set[int]) -> None:
+    """Tells the engine to quit, and checks it exits with its helpers gone and no table left."""
+    assert process.stdin is not None
+    process.stdin.write("quit\n")
+    process.stdin.flush()
+    assert process.wait(TIMEOUT_S) == 0
+    assert still_running(helpers, TIMEOUT_S) == set()
+    assert _blocks_of(process.pid) == []
+
+
 @needs_two_cores
 def test_quit_ends_the_helpers_and_leaves_no_shared_memory() -> None:
     with _uci_with_two_threads() as (process, helpers):
-        assert process.stdin is not None
-        process.stdin.write("quit\n")
-        process.stdin.flush()
-        assert process.wait(TIMEOUT_S) == 0
-        assert still_running(helpers, TIMEOUT_S) == set()
-        assert _blocks_of(process.pid) == []
+        _quit_leaving_nothing(process, helpers)
 
 
 @needs_two_cores
@@ -175,13 +180,8 @@ def test_quit_before_any_search_ends_the_helpers_and_removes_the_shared_memory()
     """Until the engine has waited for its helpers (at isready or a search), the table's name is
     still there; quit removes it."""
     with _uci_with_two_threads("uci", "uciok") as (process, helpers):
-        assert process.stdin is not None
         assert len(_blocks_of(process.pid)) == 1
-        process.stdin.write("quit\n")
-        process.stdin.flush()
-        assert process.wait(TIMEOUT_S) == 0
-        assert still_running(helpers, TIMEOUT_S) == set()
-        assert _blocks_of(process.pid) == []
+        _quit_leaving_nothing(process, helpers)
 
 
 @needs_two_cores

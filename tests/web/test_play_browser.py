@@ -942,6 +942,13 @@ def paste(page: Page, text: str) -> None:
     page.find("#analyse-paste").click()
 
 
+def open_in_analysis(page: Page, text: str, ply: int) -> None:
+    """*text* pasted and opened on the analysis board, which the page then drives, at *ply*."""
+    paste(page, text)
+    page.board_css = "#analysis-board"
+    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == ply)
+
+
 def tree_of(node: chess.pgn.GameNode) -> list[object]:
     """Every move under *node* with its comments and NAGs, variations in order: what a copy keeps."""
     return [(child.uci(), child.comment, child.starting_comment, sorted(child.nags), tree_of(child))
@@ -951,9 +958,7 @@ def tree_of(node: chess.pgn.GameNode) -> list[object]:
 def test_an_annotated_pgn_shows_its_comments_nags_and_side_lines_and_copies_back_whole(puppet: Puppet) -> None:
     page = puppet.page
     page.driver.set_window_size(1280, 900)
-    paste(page, ANNOTATED_PGN)
-    page.board_css = "#analysis-board"
-    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 5)
+    open_in_analysis(page, ANNOTATED_PGN, ply=5)
     assert page.text("#tree") == ("Quiet start 1. c3! c6 (1... e6?! loosens d6 2. Mc2 (2. d4?? d5) 2... d5)"
                                   " 2. Mc2?+\u2212 (2. d4 d5) 2... Mc7 3. Md3")
     # Into the side line's side line, and on through it.
@@ -1025,9 +1030,7 @@ def test_the_bar_at_the_end_of_a_game_says_how_it_ended(puppet: Puppet, fen: str
 
 def test_the_bar_fills_for_the_side_that_mates_on_the_board(puppet: Puppet) -> None:
     page = puppet.page
-    paste(page, MATE_IN_ONE)
-    page.board_css = "#analysis-board"
-    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 0)
+    open_in_analysis(page, MATE_IN_ONE, ply=0)
     page.select("f7")
     page.click("f4")
     page.wait.until(lambda d: page.ply() == 1 and page.text("#eval-text") == "Checkmate: White wins")
@@ -1039,9 +1042,7 @@ def test_the_bar_fills_for_the_side_that_mates_on_the_board(puppet: Puppet) -> N
 def test_the_promotion_chooser_sits_on_its_square_on_a_phone_queen_first(puppet: Puppet) -> None:
     page = puppet.page
     page.driver.set_window_size(390, 844)
-    paste(page, PROMOTION)
-    page.board_css = "#analysis-board"
-    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 0)
+    open_in_analysis(page, PROMOTION, ply=0)
     page.select("b7")
     page.click("b8")
     page.wait.until(lambda d: page.find("#analysis-promotion").is_displayed())
@@ -1077,9 +1078,7 @@ def test_the_promotion_chooser_sits_on_its_square_on_a_phone_queen_first(puppet:
 
 def test_a_move_played_from_the_middle_of_a_line_makes_a_side_line(puppet: Puppet) -> None:
     page = puppet.page
-    paste(page, ANALYSIS_PGN)
-    page.board_css = "#analysis-board"
-    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 5)
+    open_in_analysis(page, ANALYSIS_PGN, ply=5)
     page.find_all("#tree .move")[1].click()  # 1... c6
     page.wait.until(lambda d: page.ply() == 2)
     page.select("d2")
@@ -1095,9 +1094,7 @@ def test_the_move_list_follows_the_move_shown_and_leaves_the_page_where_it_is(pu
     page.driver.set_window_size(390, 844)
     moves = " ".join(f"{n + 1}. {white[2:]} {black[2:]}" for n, (white, black)
                      in enumerate(zip(PAWN_MARCH, PAWN_MARCH_BLACK, strict=True)))
-    paste(page, moves + " *")
-    page.board_css = "#analysis-board"
-    page.wait.until(lambda d: page.find("#analysis").is_displayed() and page.ply() == 32)
+    open_in_analysis(page, moves + " *", ply=32)
     page.read("window.scrollTo(0, 0)")
     page.find("#analysis-first").click()
     page.wait.until(lambda d: page.ply() == 0)
