@@ -125,8 +125,8 @@ def test_the_engine_killed_mid_game_is_started_again_and_the_game_goes_on(
      "did not answer 'uci' within 1 s (engine.start_timeout_s); is it a UCI engine?"),
     ({"command": KNIGHTMATE_BOT_UCI, "options": {"Hash": 100_000}},
      "engine.options: expected value for option 'Hash' to be at most 4096, got: 100000"),
-    ({"command": KNIGHTMATE_BOT_UCI, "options": {"Threads": 2}},
-     "engine.options: engine does not support option Threads"),
+    ({"command": KNIGHTMATE_BOT_UCI, "options": {"Contempt": 20}},
+     "engine.options: engine does not support option Contempt"),
     ({"command": KNIGHTMATE_BOT_UCI, "options": {"UCI_Variant": "chess"}},
      "engine.options: UCI_Variant is set by the bot"),
 ])
