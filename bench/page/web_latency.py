@@ -74,7 +74,7 @@ def make_a_move(page: Page, rng: random.Random) -> None:
     plies = len(page.sans())
     ours = page.pieces_of("white")
     for square in rng.sample(list(ours), len(ours)):
-        page.click(square)
+        page.select(square)  # its targets are drawn with the selection, a frame after the click
         targets = sorted(page.targets())
         if targets:
             page.click(rng.choice(targets))
