@@ -860,16 +860,22 @@ def play_try(page: Page, origin: str, target: str) -> None:
     page.click(target)
 
 
+def queen_escapes_and_white_resigns(puppet: Puppet, game_id: str) -> None:
+    """After White's blunder in QUEEN_FOR_THE_TAKING: the bot's queen escapes, White resigns, and
+    the page shows the game over (a short game with one error of the person's to review)."""
+    puppet.move(game_id, "h5d5")
+    puppet.page.wait_plies(2)
+    puppet.seat.resign(game_id)
+    puppet.page.wait_over()
+
+
 def test_learning_from_a_planted_blunder(puppet: Puppet) -> None:
     page = puppet.page
     page.driver.set_window_size(1280, 900)
     game_id = puppet.start_game(color="white", preset="5+3", fen=QUEEN_FOR_THE_TAKING)
     page.wait_your_move()
     puppet.seat.move(game_id, "a2a3")  # the blunder: the queen goes free
-    puppet.move(game_id, "h5d5")
-    page.wait_plies(2)
-    puppet.seat.resign(game_id)
-    page.wait_over()
+    queen_escapes_and_white_resigns(puppet, game_id)
     page.find("#review").click()
     wait_reviewed(page)
     page.find("#learn-start").click()
@@ -1123,10 +1129,7 @@ def test_no_view_is_wider_than_a_phone(puppet: Puppet) -> None:
     page.wait_your_move()
     page.move_by_clicks("g2", "g3")  # the blunder: Rxh5 took the queen
     page.fits_the_window("a game in progress")
-    puppet.move(game_id, "h5d5")
-    page.wait_plies(2)
-    puppet.seat.resign(game_id)
-    page.wait_over()
+    queen_escapes_and_white_resigns(puppet, game_id)
     page.find("#review").click()
     wait_reviewed(page)
     page.fits_the_window("the review with its graph")
