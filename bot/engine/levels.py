@@ -55,7 +55,7 @@ LEVELS: Final[tuple[Level, ...]] = (
     Level(5, 1950, "strong club player"),
     Level(6, 2100, "expert"),
     Level(7, 2400, "master"),
-    Level(8, 2650, "near full strength"),
+    Level(8, 2600, "near full strength"),
 )
 
 #: ``UCI_Elo``'s bounds (the option's min and max) and its default.
