@@ -257,13 +257,22 @@ class Engine:
         after ``threads`` is set), so that the first search does not spend its time on that; for
         UCI's ``isready`` and a bot's warm-up. Not during a search. Helpers that failed to start
         are started again."""
-        if self._pool is None:
-            return
+        self._on_helpers(HelperPool.wait_until_idle)
+
+    def _on_helpers(self, action: Callable[[HelperPool], None], consequence: str = "") -> bool:
+        """Whether *action* on the helpers succeeded (False without helpers). Helpers that fail it
+        are started again, for the next search: a broken helper costs a search its help, never
+        the game."""
+        pool = self._pool
+        if pool is None:
+            return False
         try:
-            self._pool.wait_until_idle()
+            action(pool)
         except HelperError as error:
-            logger.warning("%s; starting the helpers again", error)
+            logger.warning("%s%s; starting the helpers again", consequence, error)
             self._start_helpers()
+            return False
+        return True
 
     def close(self) -> None:
         """Ends the helper processes and frees the shared table; the engine can search again
@@ -284,12 +293,7 @@ class Engine:
     def new_game(self) -> None:
         """Forgets everything learnt: hash table, histories, countermoves and pawn cache."""
         self._tt.clear()
-        if self._pool is not None:
-            try:
-                self._pool.new_game()
-            except HelperError as error:
-                logger.warning("%s; starting the helpers again", error)
-                self._start_helpers()
+        self._on_helpers(HelperPool.new_game)
         self._history = [[0] * FROM_TO_SLOTS for _ in chess.COLORS]
         self._countermoves = [[NO_MOVE] * FROM_TO_SLOTS for _ in chess.COLORS]
         self._continuation = [0] * (_CONTINUATION_ROW * _CONTINUATION_ROW)
@@ -361,16 +365,8 @@ class Engine:
     def _helpers_on(self, board: KnightmateBoard) -> HelperPool | None:
         """The helpers, set searching *board*; None with one thread. Helpers that failed are
         started again for the next search, and this one runs alone."""
-        pool = self._pool
-        if pool is None:
-            return None
-        try:
-            pool.start(board, self.net is not None)
-        except HelperError as error:
-            logger.warning("searching alone: %s; starting the helpers again", error)
-            self._start_helpers()
-            return None
-        return pool
+        with_net = self.net is not None
+        return self._pool if self._on_helpers(lambda pool: pool.start(board, with_net), "searching alone: ") else None
 
     def help_search(self, board: KnightmateBoard, table: SharedTable, worker: int, stop: StopSignal) -> None:
         """A helper's search (in a helper process, see :mod:`bot.engine.smp`): *board* without

@@ -137,9 +137,7 @@ class HelperPool:
             table.publish_nodes(worker, 0)
         replay = board.copy()
         moves = [replay.pop() for _ in range(min(board.halfmove_clock, len(board.move_stack)))]
-        job = _Job(replay.fen(), tuple(replay.uci(move) for move in reversed(moves)), nnue)
-        for _, connection in self._helpers:
-            connection.send(job)
+        self._send_all(_Job(replay.fen(), tuple(replay.uci(move) for move in reversed(moves)), nnue))
         self._answers_owed = True
 
     def finish(self) -> int:
@@ -156,8 +154,17 @@ class HelperPool:
         """The helpers forget their histories and the table its entries."""
         self.wait_until_idle()
         self.table.clear()
-        for _, connection in self._helpers:
-            connection.send(_NEW_GAME)
+        self._send_all(_NEW_GAME)
+
+    def _send_all(self, message: object) -> None:
+        """Sends *message* to every helper. One that died while idle (it owed no answer, so
+        :meth:`wait_until_idle` did not notice) marks the pool broken."""
+        for process, connection in self._helpers:
+            try:
+                connection.send(message)
+            except OSError as error:
+                self.broken = True
+                raise HelperError(f"helper process {process.pid} is gone (exit code {process.exitcode})") from error
 
     def wait_until_idle(self) -> None:
         """Waits for each helper's _READY (mapped the table, or done searching); then the table's

@@ -4,6 +4,8 @@ no process or shared memory behind, whether the engine quits or is killed."""
 
 from __future__ import annotations
 
+import logging
+import os
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -126,6 +128,31 @@ def test_reports_count_the_helpers_nodes(two_threads: Engine) -> None:
     assert reports == sorted(reports) and result.nodes >= reports[-1]
     pool = two_threads._pool
     assert pool is not None and 0 < pool.helper_nodes() < result.nodes
+
+
+@needs_two_cores
+def test_a_dead_helper_costs_one_search_its_help_and_is_started_again(caplog: pytest.LogCaptureFixture) -> None:
+    """A helper killed between searches: the next search runs alone (and says so), the helpers are
+    started again, and the search after that has their help."""
+    engine = Engine(hash_mb=16, threads=2)
+    try:
+        engine.wait_for_helpers()
+        pool = engine._pool
+        assert pool is not None
+        dead = pool.pids[0]
+        os.kill(dead, signal.SIGKILL)
+        assert still_running({dead}, TIMEOUT_S) == set()
+        board = KnightmateBoard(HANGING_QUEEN)
+        with caplog.at_level(logging.WARNING, logger="bot.engine.search"):
+            alone = engine.search(board, Limits(depth=6))
+        assert alone.move == board.parse_uci("d1d5")
+        assert any("searching alone" in record.getMessage() for record in caplog.records)
+        again = engine._pool
+        assert again is not None and again is not pool and dead not in again.pids
+        helped = engine.search(board, Limits(depth=6))
+        assert helped.move == board.parse_uci("d1d5") and again.helper_nodes() > 0
+    finally:
+        engine.close()
 
 
 def _blocks_of(pid: int) -> list[str]:
