@@ -74,7 +74,8 @@ TUPLE_PARAMETERS = {
 }
 SCALAR_PARAMETERS = (
     "BISHOP_PAIR", "QUEEN_CHECK_PENALTY", "ROOK_CHECK_PENALTY", "BISHOP_CHECK_PENALTY",
-    "COMMONER_CHECK_PENALTY", "SAFE_CHECK_BONUS", "ROYAL_DANGER", "COMMONER_MOBILITY", "DOUBLED_PAWN", "ISOLATED_PAWN", "TEMPO",
+    "COMMONER_CHECK_PENALTY", "SAFE_CHECK_BONUS", "ROYAL_DANGER", "COMMONER_MOBILITY", "DOUBLED_PAWN",
+    "ISOLATED_PAWN", "TEMPO",
 )
 
 Key = tuple[str, ...]
@@ -248,9 +249,9 @@ def _threat_features(board: chess.Board, color: chess.Color, checks: Bitboard, a
     royal = board.kings & own
     if royal and (board.queens | board.rooks) & enemy:
         flight = BB_KNIGHT_ATTACKS[royal.bit_length() - 1] & ~own & ~enemy_attacks & chess.BB_ALL
-        count = str(min(flight.bit_count(), 7))
-        add(("ESCAPE_SQUARE_BONUS", count), 1, 0)
-        add(("ESCAPE_SQUARE_BONUS_EG", count), 0, 1)
+        flights = str(min(flight.bit_count(), 7))
+        add(("ESCAPE_SQUARE_BONUS", flights), 1, 0)
+        add(("ESCAPE_SQUARE_BONUS_EG", flights), 0, 1)
     add(("SAFE_CHECK_BONUS",), (checks & ~enemy_attacks).bit_count(), 0)
 
     pieces = enemy & ~board.pawns & ~board.kings

@@ -217,9 +217,9 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
                 pawn_attacks: Bitboard) -> tuple[int, int, Bitboard, Bitboard, Bitboard, Bitboard]:
     """One side's terms that need only its own pieces' attacks, as (middlegame, endgame): bishop
     pair, piece mobility, rooks on open files, the checks its pieces can give the enemy royal
-    knight next move and their attacks on its zone; and for :func:`_threat_terms`, every square this side attacks (defends,
-    if it holds an own piece), those its commoners and bishops attack, those its rooks attack,
-    and those from which it can check next move.
+    knight next move and their attacks on its zone; and for :func:`_threat_terms`, every square
+    this side attacks (defends, if it holds an own piece), those its commoners and bishops
+    attack, those its rooks attack, and those from which it can check next move.
 
     One loop visits the commoners, bishops, rooks and queens: each piece's attacks are computed
     once and serve its mobility, its checks and the maps. Bits are scanned inline: this runs at
