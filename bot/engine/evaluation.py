@@ -240,9 +240,9 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
         mg += BISHOP_PAIR
         eg += BISHOP_PAIR
 
-    # Where checks come from: the lines and steps onto the enemy royal knight, if this side has
-    # a queen, rook or commoner to make them dangerous (bishops alone do not).
-    # The same condition holds for the attack units on its zone.
+    # Where checks come from (the lines and steps onto the enemy royal knight) and the zone its
+    # attack units count, if this side has a queen, rook or commoner to make them dangerous
+    # (bishops alone do not).
     enemy_royal = royals & enemy
     threatened = bool(enemy_royal and (position.queens | position.rooks | position.knights) & own)
     files_and_ranks: Bitboard = 0
