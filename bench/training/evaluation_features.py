@@ -11,18 +11,20 @@ A fit then only multiplies a fixed matrix by a changing vector, which takes mill
 What is fitted, and what is not:
 
 - material (pawn to queen), the bishop pair, every entry of the tables of the whole-board terms
-  (safe flight squares, queen distance, passed pawns and their free paths), the per-square
-  weights of mobility, checks and safe checks, threats and hanging pieces, the passed pawns'
-  royal-knight distances, rooks on files, doubled and isolated pawns, and the tempo;
+  (safe flight squares in each half, queen distance, passed pawns and their free paths), the
+  per-square weights of mobility, checks and safe checks, the royal danger (its count is the
+  square of the attack units on the zone), threats and hanging pieces, the passed pawns'
+  royal-knight and commoner distances, rooks on files, doubled and isolated pawns, and the tempo;
 - the piece-square tables in the shapes the weights file holds them: each non-pawn table is a
   ``step`` (centipawns per step towards the centre) plus a bonus per rank; the pawn tables are
   per square, left-right symmetric;
-- not fitted: the phase weights and the "typical" mobility counts (the score is not linear in
-  them) and ``LAZY_MARGIN`` (a search bound, not part of the score).
+- not fitted: the phase weights, the "typical" mobility counts and the attack units per piece
+  type (the score is not linear in them) and ``LAZY_MARGIN`` (a search bound, not part of the score).
 
 The helpers that find slider attacks, pawn spans and knight distances are the evaluation's own;
-the maps of which squares each side attacks (for safe squares, threats and defended pieces) come
-from the board's ``attacks_mask``, so those terms are checked against another computation.
+the maps of which squares each side attacks (for safe squares, threats, defended pieces and the
+attack units) come from the board's ``attacks_mask``, so those terms are checked against another
+computation.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ PAWN_TABLES = ("PAWN_MG", "PAWN_EG")
 TUPLE_PARAMETERS = {
     "PIECE_VALUES": range(1, 6),
     "ESCAPE_SQUARE_BONUS": range(8),
+    "ESCAPE_SQUARE_BONUS_EG": range(8),
     "QUEEN_NEAR_PENALTY": range(1, 8),
     "PASSED_PAWN_MG": range(1, 7),
     "PASSED_PAWN_EG": range(1, 7),
@@ -67,10 +70,12 @@ TUPLE_PARAMETERS = {
     "HANGING": range(2),
     "PASSED_FREE_PATH": range(1, 7),
     "PASSED_ROYAL_DISTANCE": range(2),
+    "PASSED_COMMONER_DISTANCE": range(2),
 }
 SCALAR_PARAMETERS = (
     "BISHOP_PAIR", "QUEEN_CHECK_PENALTY", "ROOK_CHECK_PENALTY", "BISHOP_CHECK_PENALTY",
-    "COMMONER_CHECK_PENALTY", "SAFE_CHECK_BONUS", "COMMONER_MOBILITY", "DOUBLED_PAWN", "ISOLATED_PAWN", "TEMPO",
+    "COMMONER_CHECK_PENALTY", "SAFE_CHECK_BONUS", "ROYAL_DANGER", "COMMONER_MOBILITY", "DOUBLED_PAWN",
+    "ISOLATED_PAWN", "TEMPO",
 )
 
 Key = tuple[str, ...]
@@ -192,6 +197,7 @@ def features(board: chess.Board) -> Features:
             add(key, sign, m, e)
 
         checks = _side_features(pieces, board.occupied, own, enemy, add_own)
+        _royal_danger_features(board, color, add_own)
         _threat_features(board, color, checks, maps[color], maps[not color].all, add_own)
     _pawn_features(pieces[0] & white, pieces[0] & black, add)
     lone = ev.lone_piece(signed(board.occupied), signed(board.kings), signed(board.pawns), signed(board.queens))
@@ -220,6 +226,22 @@ def _attack_maps(board: chess.Board, color: chess.Color) -> AttackMaps:
                       minors=by_type[chess.KNIGHT] | by_type[chess.BISHOP], rooks=by_type[chess.ROOK])
 
 
+def _royal_danger_features(board: chess.Board, color: chess.Color, add: _Adder) -> None:
+    """The attack units behind ``evaluation._side_terms``'s royal danger, for the side *color*
+    attacking the enemy royal knight's zone (its knight-move squares), from ``attacks_mask``."""
+    own = board.occupied_co[color]
+    enemy_royal = board.king(not color)
+    if enemy_royal is None or not (board.queens | board.rooks | board.knights) & own:
+        return
+    zone = BB_KNIGHT_ATTACKS[enemy_royal]
+    units = 0
+    for square in chess.scan_forward(own & ~board.pawns & ~board.kings):
+        piece_type = board.piece_type_at(square)
+        assert piece_type is not None
+        units += weights.ROYAL_ATTACK_UNITS[piece_type] * (board.attacks_mask(square) & zone).bit_count()
+    add(("ROYAL_DANGER",), units * units, 0)
+
+
 def _threat_features(board: chess.Board, color: chess.Color, checks: Bitboard, attacks: AttackMaps,
                      enemy_attacks: Bitboard, add: _Adder) -> None:
     """The counts behind ``evaluation._threat_terms`` for one side."""
@@ -227,7 +249,9 @@ def _threat_features(board: chess.Board, color: chess.Color, checks: Bitboard, a
     royal = board.kings & own
     if royal and (board.queens | board.rooks) & enemy:
         flight = BB_KNIGHT_ATTACKS[royal.bit_length() - 1] & ~own & ~enemy_attacks & chess.BB_ALL
-        add(("ESCAPE_SQUARE_BONUS", str(min(flight.bit_count(), 7))), 1, 0)
+        flights = str(min(flight.bit_count(), 7))
+        add(("ESCAPE_SQUARE_BONUS", flights), 1, 0)
+        add(("ESCAPE_SQUARE_BONUS_EG", flights), 0, 1)
     add(("SAFE_CHECK_BONUS",), (checks & ~enemy_attacks).bit_count(), 0)
 
     pieces = enemy & ~board.pawns & ~board.kings
@@ -254,10 +278,16 @@ def _threat_features(board: chess.Board, color: chess.Color, checks: Bitboard, a
         if not path & (board.occupied | enemy_attacks):
             add(("PASSED_FREE_PATH", str(rank)), 0, 1)
         if rank > 2:
+            block = square + step
             for index, royal_square in enumerate((enemy_royal, own_royal)):
                 if royal_square is not None:
-                    distance = ev._KNIGHT_DISTANCE[royal_square << 6 | square + step]
+                    distance = ev._KNIGHT_DISTANCE[royal_square << 6 | block]
                     add(("PASSED_ROYAL_DISTANCE", str(index)), 0, (rank - 2) * distance)
+            for index, side in enumerate((not color, color)):
+                commoners = list(chess.scan_forward(board.knights & board.occupied_co[side]))
+                if commoners:
+                    distance = min(chess.square_distance(commoner, block) for commoner in commoners)
+                    add(("PASSED_COMMONER_DISTANCE", str(index)), 0, (rank - 2) * distance)
 
 
 def _side_features(pieces: tuple[Bitboard, ...], occupied: Bitboard, own: Bitboard, enemy: Bitboard,

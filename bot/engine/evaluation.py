@@ -46,9 +46,11 @@ from bot.engine.weights import (
     DOUBLED_PAWN,
     EG,
     ESCAPE_SQUARE_BONUS,
+    ESCAPE_SQUARE_BONUS_EG,
     HANGING,
     ISOLATED_PAWN,
     MG,
+    PASSED_COMMONER_DISTANCE,
     PASSED_FREE_PATH,
     PASSED_PAWN_EG,
     PASSED_PAWN_MG,
@@ -62,6 +64,8 @@ from bot.engine.weights import (
     ROOK_HALF_OPEN_FILE,
     ROOK_MOBILITY,
     ROOK_OPEN_FILE,
+    ROYAL_ATTACK_UNITS,
+    ROYAL_DANGER,
     SAFE_CHECK_BONUS,
     TEMPO,
     THREAT_BY_MINOR,
@@ -92,7 +96,13 @@ from bot.engine.weights import (
 #   each enemy piece type can check it next move (*_CHECK_PENALTY, middlegame; rooks and bishops
 #   count too, after ladder losses to rook-and-commoner mates with the queens gone), those of
 #   them the defender does not attack (SAFE_CHECK_BONUS: a check from a defended square usually
-#   loses the checker), and the enemy queen's Chebyshev distance (QUEEN_NEAR_PENALTY).
+#   loses the checker), and the enemy queen's Chebyshev distance (QUEEN_NEAR_PENALTY). Those are
+#   linear, and mating attacks are not: one attacker near the royal knight is rarely dangerous,
+#   three usually are. So the attacks on its zone (the squares it jumps to) are counted in attack
+#   units (ROYAL_ATTACK_UNITS per zone square a piece attacks, by piece type, from practice, not
+#   fitted) and the attacker gains ROYAL_DANGER x units^2 (middlegame). The flight squares count
+#   in the endgame too (ESCAPE_SQUARE_BONUS_EG): there the game is decided by mating nets of a
+#   rook or queen with commoners around a royal knight, which needs its flight squares most.
 # - Mobility: a commoner's steps (COMMONER_MOBILITY), and per slider (middlegame, endgame,
 #   typical squares) centipawns per square attacked that is not an own piece, counted from the
 #   typical number (chess practice, not fitted); rooks on open and half-open files.
@@ -104,13 +114,16 @@ from bot.engine.weights import (
 # - Pawn structure: passed pawns by rank from their own side (they matter more here: a commoner
 #   promotion and the royal knight's poor blockading make them harder to stop), a free path to
 #   promotion (empty and unwatched), the royal knights' knight-move distance to the square in
-#   front of a passed pawn times how far it has come (PASSED_ROYAL_DISTANCE: enemy, own), doubled
-#   and isolated pawns.
+#   front of a passed pawn times how far it has come (PASSED_ROYAL_DISTANCE: enemy, own), the
+#   same for each side's nearest commoner by Chebyshev distance (PASSED_COMMONER_DISTANCE: enemy,
+#   own; a commoner steps like a chess king, and here it, not the royal knight, is the piece that
+#   escorts or stops a pawn as a king does in chess), doubled and isolated pawns.
 # ---------------------------------------------------------------------------------------------
 
 #: Quiescence trusts material and piece-square terms alone when they beat beta by this much: the
 #: other terms rarely add up to more (royal knight safety is the largest, at most about -300,
-#: then mobility). A search bound, not a fitted number.
+#: then mobility; the attack units' square adds more than 100 only in rare positions, a few
+#: pieces all on the zone). A search bound, not a fitted number.
 LAZY_MARGIN: Final = 400
 
 Terms = tuple[int, int, int]  # (middlegame, endgame, phase): the incrementally kept part
@@ -203,10 +216,10 @@ def _blend(mg: i64, eg: i64, phase: i64, turn: chess.Color) -> int:
 def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
                 pawn_attacks: Bitboard) -> tuple[int, int, Bitboard, Bitboard, Bitboard, Bitboard]:
     """One side's terms that need only its own pieces' attacks, as (middlegame, endgame): bishop
-    pair, piece mobility, rooks on open files and the checks its pieces can give the enemy royal
-    knight next move; and for :func:`_threat_terms`, every square this side attacks (defends,
-    if it holds an own piece), those its commoners and bishops attack, those its rooks attack,
-    and those from which it can check next move.
+    pair, piece mobility, rooks on open files, the checks its pieces can give the enemy royal
+    knight next move and their attacks on its zone; and for :func:`_threat_terms`, every square
+    this side attacks (defends, if it holds an own piece), those its commoners and bishops
+    attack, those its rooks attack, and those from which it can check next move.
 
     One loop visits the commoners, bishops, rooks and queens: each piece's attacks are computed
     once and serve its mobility, its checks and the maps. Bits are scanned inline: this runs at
@@ -227,19 +240,23 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
         mg += BISHOP_PAIR
         eg += BISHOP_PAIR
 
-    # Where checks come from: the lines and steps onto the enemy royal knight, if this side has
-    # a queen, rook or commoner to make them dangerous (bishops alone do not).
+    # Where checks come from (the lines and steps onto the enemy royal knight) and the zone its
+    # attack units count, if this side has a queen, rook or commoner to make them dangerous
+    # (bishops alone do not).
     enemy_royal = royals & enemy
     threatened = bool(enemy_royal and (position.queens | position.rooks | position.knights) & own)
     files_and_ranks: Bitboard = 0
     diagonals: Bitboard = 0
     steps: Bitboard = 0
+    zone: Bitboard = 0
+    units: i64 = 0
     target = 0
     if threatened:
         target = top_square(enemy_royal)
         files_and_ranks = straight_attacks(target, occupied) & not_own
         diagonals = diagonal_attacks(target, occupied) & not_own
         steps = BB_KING_ATTACKS[target] & not_own
+        zone = BB_KNIGHT_ATTACKS[target]
 
     pieces = (position.knights | position.bishops | position.rooks | position.queens) & own
     while pieces:
@@ -277,6 +294,9 @@ def _side_terms(position: Position, own: Bitboard, enemy: Bitboard,
         if threatened:
             mg += check_penalty * popcount(reach & check_from)
             checks |= reach & check_from
+            units += _ATTACK_UNITS[piece_type] * popcount(seen & zone)
+    if units:
+        mg += ROYAL_DANGER * units * units
     return mg, eg, attacks | minor_attacks | rook_attacks, minor_attacks, rook_attacks, checks
 
 
@@ -285,13 +305,15 @@ def _threat_terms(position: Position, own: Bitboard, enemy: Bitboard, pawn_attac
                   enemy_attacks: Bitboard, passed: Bitboard) -> tuple[int, int]:
     """One side's terms that weigh its attacks against the enemy's, as (middlegame, endgame):
     the safe flight squares of its royal knight, its safe checks, its threats on enemy pieces,
-    and how free its passed pawns are to run (*passed*: its passed pawns)."""
+    and how free its passed pawns are to run and how near the royal knights and commoners are
+    to stop or escort them (*passed*: its passed pawns)."""
     mg = eg = 0
     royals = position.kings
     royal = royals & own
     if royal and (position.queens | position.rooks) & enemy:
-        flight = BB_KNIGHT_ATTACKS[top_square(royal)] & ~own & ~enemy_attacks
-        mg += ESCAPE_SQUARE_BONUS[min(popcount(flight), 7)]
+        flight = min(popcount(BB_KNIGHT_ATTACKS[top_square(royal)] & ~own & ~enemy_attacks), 7)
+        mg += ESCAPE_SQUARE_BONUS[flight]
+        eg += ESCAPE_SQUARE_BONUS_EG[flight]
     if checks:
         mg += SAFE_CHECK_BONUS * popcount(checks & ~enemy_attacks)
 
@@ -323,6 +345,8 @@ def _threat_terms(position: Position, own: Bitboard, enemy: Bitboard, pawn_attac
     if passed:
         white = bool(own & position.white)
         enemy_royal = royals & enemy
+        own_commoners = position.knights & own
+        enemy_commoners = position.knights & enemy
         occupied = position.occupied
         while passed:
             square = top_square(passed)
@@ -333,11 +357,26 @@ def _threat_terms(position: Position, own: Bitboard, enemy: Bitboard, pawn_attac
                 eg += PASSED_FREE_PATH[rank]
             if rank > 2:
                 block = square + 8 if white else square - 8
+                advance = rank - 2
                 if enemy_royal:
-                    eg += PASSED_ROYAL_DISTANCE[0] * (rank - 2) * _KNIGHT_DISTANCE[top_square(enemy_royal) << 6 | block]
+                    eg += PASSED_ROYAL_DISTANCE[0] * advance * _KNIGHT_DISTANCE[top_square(enemy_royal) << 6 | block]
                 if royal:
-                    eg += PASSED_ROYAL_DISTANCE[1] * (rank - 2) * _KNIGHT_DISTANCE[top_square(royal) << 6 | block]
+                    eg += PASSED_ROYAL_DISTANCE[1] * advance * _KNIGHT_DISTANCE[top_square(royal) << 6 | block]
+                if enemy_commoners:
+                    eg += PASSED_COMMONER_DISTANCE[0] * advance * _nearest_distance(enemy_commoners, block)
+                if own_commoners:
+                    eg += PASSED_COMMONER_DISTANCE[1] * advance * _nearest_distance(own_commoners, block)
     return mg, eg
+
+
+def _nearest_distance(pieces: Bitboard, square: i64) -> i64:
+    """The Chebyshev distance from *square* to the nearest of *pieces* (not empty)."""
+    nearest: i64 = 7
+    while pieces:
+        piece = top_square(pieces)
+        pieces ^= BB_SQUARES[piece]
+        nearest = min(nearest, _DISTANCE[piece << 6 | square])
+    return nearest
 
 
 def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> PawnTerms:
@@ -376,6 +415,9 @@ def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> PawnTerms:
 # Geometry tables in native vectors; two-square tables are indexed ``a << 6 | b``, per-colour ones
 # ``colour << 6 | square``.
 _DISTANCE: Final = vec[i64]([chess.square_distance(a, b) for a in chess.SQUARES for b in chess.SQUARES])
+
+#: :data:`ROYAL_ATTACK_UNITS` in a native vector, by piece type.
+_ATTACK_UNITS: Final = vec[i64](ROYAL_ATTACK_UNITS)
 
 _ADJACENT_FILES: Final = vec[i64]([
     (BB_FILES[file - 1] if file > 0 else 0) | (BB_FILES[file + 1] if file < 7 else 0) for file in range(8)

@@ -10,8 +10,8 @@ none of them imports another for its numbers.
 
 What each number means, and why the term exists, is said where the evaluation uses it
 (:mod:`bot.engine.evaluation`). In the file: scalars; tuples as lists (index by python-chess
-piece type for ``PIECE_VALUES`` and ``PHASE_WEIGHTS``, where COMMONER is chess.KNIGHT; by count,
-rank or distance elsewhere; (middlegame, endgame) pairs); a slider's ``*_MOBILITY`` as
+piece type for ``PIECE_VALUES``, ``PHASE_WEIGHTS`` and ``ROYAL_ATTACK_UNITS``, where COMMONER is
+chess.KNIGHT; by count, rank or distance elsewhere; (middlegame, endgame) pairs); a slider's ``*_MOBILITY`` as
 [middlegame, endgame, typical squares], read into a :class:`Mobility`; the pawn tables as 8
 rows of 8 entries, rank 1 first, from White's view; the other piece-square tables in the shape
 the evaluation has always given them: ``step`` centipawns per step from the rim towards the
@@ -124,12 +124,17 @@ PHASE_TOTAL: Final = 2 * sum(2 * PHASE_WEIGHTS[piece] for piece in (chess.KNIGHT
 BISHOP_PAIR: Final = _int("BISHOP_PAIR")
 
 ESCAPE_SQUARE_BONUS: Final = _ints("ESCAPE_SQUARE_BONUS", 8)
+ESCAPE_SQUARE_BONUS_EG: Final = _ints("ESCAPE_SQUARE_BONUS_EG", 8)
 QUEEN_CHECK_PENALTY: Final = _int("QUEEN_CHECK_PENALTY")
 ROOK_CHECK_PENALTY: Final = _int("ROOK_CHECK_PENALTY")
 BISHOP_CHECK_PENALTY: Final = _int("BISHOP_CHECK_PENALTY")
 COMMONER_CHECK_PENALTY: Final = _int("COMMONER_CHECK_PENALTY")
 QUEEN_NEAR_PENALTY: Final = _ints("QUEEN_NEAR_PENALTY", 8)
 SAFE_CHECK_BONUS: Final = _int("SAFE_CHECK_BONUS")
+#: Attack units per square of the enemy royal knight's zone a piece attacks, by python-chess piece
+#: type; fixed small integers from practice, not fitted (the score is not linear in them).
+ROYAL_ATTACK_UNITS: Final = _ints("ROYAL_ATTACK_UNITS", 7)
+ROYAL_DANGER: Final = _int("ROYAL_DANGER")
 
 #: A commoner's steps count in the middlegame only, all of them (the file holds one number).
 COMMONER_MOBILITY: Final = Mobility(_int("COMMONER_MOBILITY"), 0, 0)
@@ -149,6 +154,7 @@ PASSED_PAWN_MG: Final = _ints("PASSED_PAWN_MG", 8)
 PASSED_PAWN_EG: Final = _ints("PASSED_PAWN_EG", 8)
 PASSED_FREE_PATH: Final = _ints("PASSED_FREE_PATH", 8)
 PASSED_ROYAL_DISTANCE: Final = _pair("PASSED_ROYAL_DISTANCE")
+PASSED_COMMONER_DISTANCE: Final = _pair("PASSED_COMMONER_DISTANCE")
 DOUBLED_PAWN: Final = _int("DOUBLED_PAWN")
 ISOLATED_PAWN: Final = _int("ISOLATED_PAWN")
 

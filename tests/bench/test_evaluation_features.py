@@ -100,11 +100,29 @@ def _count(board: KnightmateBoard, name: str, index: str | None = None) -> tuple
 
 def test_a_flight_square_the_enemy_attacks_is_not_free() -> None:
     """White's royal knight on b1 has a3, c3 and d2 to flee to. A black rook on the a-file takes
-    a3 away; on the h-file, which holds no flight square, it takes none."""
+    a3 away; on the h-file, which holds no flight square, it takes none. The count goes to the
+    middlegame table and to the endgame one."""
     rook_off_line = KnightmateBoard("4k2r/8/8/8/8/8/8/1K6 w - - 0 1")
     rook_on_a3 = KnightmateBoard("r3k3/8/8/8/8/8/8/1K6 w - - 0 1")
     assert _count(rook_off_line, "ESCAPE_SQUARE_BONUS", "3") == (1, 0)
+    assert _count(rook_off_line, "ESCAPE_SQUARE_BONUS_EG", "3") == (0, 1)
     assert _count(rook_on_a3, "ESCAPE_SQUARE_BONUS", "2") == (1, 0)
+    assert _count(rook_on_a3, "ESCAPE_SQUARE_BONUS_EG", "2") == (0, 1)
+
+
+def test_royal_danger_counts_the_square_of_the_attack_units_on_the_zone() -> None:
+    """Black's royal knight on e8 jumps to c7, d6, f6 and g7. White's rook on d1 attacks d6 (one
+    unit); a queen on f1 attacks f6 too (two units a square): three units, nine, more than the
+    one and four of each piece alone. A queen on h1 attacks none of the zone. Bishops alone do
+    not threaten a royal knight, so they count nothing."""
+    rook = KnightmateBoard("4k3/8/8/8/8/8/8/K2R4 w - - 0 1")
+    rook_and_queen = KnightmateBoard("4k3/8/8/8/8/8/8/K2R1Q2 w - - 0 1")
+    queen_off_the_zone = KnightmateBoard("4k3/8/8/8/8/8/8/K6Q w - - 0 1")
+    bishop = KnightmateBoard("4k3/8/8/8/8/8/8/K1B5 w - - 0 1")
+    assert _count(rook, "ROYAL_DANGER") == (1, 0)
+    assert _count(rook_and_queen, "ROYAL_DANGER") == (9, 0)
+    assert _count(queen_off_the_zone, "ROYAL_DANGER") == (0, 0)
+    assert _count(bishop, "ROYAL_DANGER") == (0, 0)
 
 
 def test_only_undefended_checking_squares_are_safe_checks() -> None:
@@ -136,6 +154,17 @@ def test_a_passed_pawn_runs_free_only_on_an_empty_unattacked_path() -> None:
     watched = KnightmateBoard("k7/7r/3P4/8/8/8/8/K7 w - - 0 1")
     assert _count(free, "PASSED_FREE_PATH", "5") == (0, 1)
     assert _count(watched, "PASSED_FREE_PATH", "5") == (0, 0)
+
+
+def test_the_nearest_commoner_counts_its_steps_to_the_square_before_a_passed_pawn() -> None:
+    """White's pawn on d6 has come three ranks past its third (index 5 - 2): its blocking square
+    d7 is three king steps from White's commoner on d4, one from the one on e8 (the nearer counts),
+    and six from Black's commoner on h1."""
+    board = KnightmateBoard("k3M3/8/3P4/8/3M4/8/8/K6m w - - 0 1")
+    far_only = KnightmateBoard("k7/8/3P4/8/3M4/8/8/K6m w - - 0 1")
+    assert _count(board, "PASSED_COMMONER_DISTANCE", "1") == (0, 3 * 1)
+    assert _count(far_only, "PASSED_COMMONER_DISTANCE", "1") == (0, 3 * 3)
+    assert _count(board, "PASSED_COMMONER_DISTANCE", "0") == (0, 3 * 6)
 
 
 def test_knight_distances_are_knight_moves_on_an_empty_board() -> None:

@@ -1,8 +1,13 @@
-"""The static evaluation: colour symmetry, and sums kept by the Position equal to the board's."""
+"""The static evaluation: colour symmetry, sums kept by the Position equal to the board's, and its
+geometry helpers (what each term counts is checked through the tuner's model,
+tests/bench/test_evaluation_features.py)."""
 
 from __future__ import annotations
 
-from bot.engine.evaluation import evaluate
+import chess
+
+from bot.engine.constants import signed
+from bot.engine.evaluation import _nearest_distance, evaluate
 from bot.engine.position import Position, encode
 from tests.helpers.random_positions import random_positions
 
@@ -23,3 +28,12 @@ def test_a_position_reached_by_moves_scores_like_one_made_from_its_board() -> No
         for move in board.move_stack:
             replayed.push(encode(move))
         assert evaluate(replayed, {}) == evaluate(Position.from_board(board), {}), board.fen()
+
+
+def test_the_nearest_distance_is_in_king_steps_to_the_nearest_piece() -> None:
+    """What the passed pawns' commoner term measures: the nearer of two commoners counts, and a
+    piece on h8 (the engine's sign bit) is found like any other."""
+    assert _nearest_distance(signed(chess.BB_D4 | chess.BB_E8), chess.D7) == 1
+    assert _nearest_distance(signed(chess.BB_D4), chess.D7) == 3
+    assert _nearest_distance(signed(chess.BB_H8), chess.A1) == 7
+    assert _nearest_distance(signed(chess.BB_H8 | chess.BB_B2), chess.G7) == 1
