@@ -109,7 +109,7 @@ REVERSE_FUTILITY_DEPTH: Final = 7
 REVERSE_FUTILITY_MARGIN: Final = 120  # centipawns per ply of depth
 #: Futility pruning margins by remaining depth (index 0 unused): a quiet move is expected to
 #: gain less than this. Two commoner steps of positional gain at depth 1, more at depth 2.
-FUTILITY_MARGINS: Final[tuple[int, ...]] = (0, 200, 350)
+FUTILITY_MARGINS: Final[tuple[int, ...]] = (0, 150, 240, 330, 420, 510, 600)
 #: Near the leaves of a non-PV node a move is skipped when its static exchange loses more than
 #: this: a quiet move SEE_QUIET_MARGIN x depth^2 (a piece put where it is taken for nothing),
 #: a capture SEE_CAPTURE_MARGIN x depth.
@@ -117,7 +117,7 @@ SEE_PRUNE_DEPTH: Final = 3
 SEE_QUIET_MARGIN: Final = 50
 SEE_CAPTURE_MARGIN: Final = 100
 #: Late-move pruning: quiet moves tried at most, by remaining depth, in a non-PV node.
-LATE_MOVE_LIMITS: Final[tuple[int, ...]] = (0, 8, 12, 18)
+LATE_MOVE_LIMITS: Final[tuple[int, ...]] = (0, 6, 9, 13, 18, 24, 31, 40)
 MAX_MOVES: Final = 256
 #: The most lines a MultiPV search reports (UCI's ``MultiPV`` option has the same bound).
 MAX_MULTIPV: Final = 5
