@@ -109,10 +109,9 @@ REVERSE_FUTILITY_DEPTH: Final = 7
 REVERSE_FUTILITY_MARGIN: Final = 120  # centipawns per ply of depth
 #: Futility pruning margins by remaining depth (index 0 unused): a quiet move is expected to
 #: gain less than this, 150 cp at depth 1 and 90 more a ply. With these and the late-move limits
-#: below reaching depth 6 and 7 (they stopped at 2 and 3, with 200 / 350 cp and 8 / 12 / 18
-#: quiets), a search reaches depth 11 in about 0.55x the nodes; +51 Elo at 25,000 nodes a move
-#: (bench/RESULTS.md, 2026-12-05), though a node costs about 6% more (the checks looked for
-#: among the moves it skips).
+#: below reaching depth 6 and 7 (they stopped at 2 and 3), a search reaches depth 11 in about
+#: half the nodes and a node costs about 6% more: +51 Elo at 25,000 nodes a move, +30 on a
+#: clock (bench/RESULTS.md, 2026-12-05).
 FUTILITY_MARGINS: Final[tuple[int, ...]] = (0, 150, 240, 330, 420, 510, 600)
 #: Near the leaves of a non-PV node a move is skipped when its static exchange loses more than
 #: this: a quiet move SEE_QUIET_MARGIN x depth^2 (a piece put where it is taken for nothing),
