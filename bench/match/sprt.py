@@ -37,7 +37,7 @@ UNSEEN = 1e-3
 
 def expected_score(elo: float) -> float:
     """The score expected from a logistic Elo difference."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def bounds(alpha: float = ALPHA, beta: float = BETA) -> tuple[float, float]:

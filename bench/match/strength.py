@@ -234,7 +234,7 @@ def play_game(record: GameRecord, players: dict[bool, UciPlayer], clock: GameClo
                 players[side].stop_pondering()
 
 
-def _play_moves(record: GameRecord, players: dict[bool, UciPlayer], clock: GameClock,
+def _play_moves(record: GameRecord, players: dict[bool, UciPlayer], clock: GameClock | NodeBudget,
                 expected: dict[bool, str | None]) -> GameRecord:
     referee = Referee(record.opening.fen, record.opening.moves)
     verdict = referee.verdict()
@@ -268,7 +268,8 @@ def _play_moves(record: GameRecord, players: dict[bool, UciPlayer], clock: GameC
     return record
 
 
-def _answer(player: UciPlayer, record: GameRecord, clock: GameClock, side: bool, expected: str | None) -> Reply:
+def _answer(player: UciPlayer, record: GameRecord, clock: GameClock | NodeBudget, side: bool,
+            expected: str | None) -> Reply:
     """The move of ``side``: a ``ponderhit`` when the opponent played the expected reply, else a
     ``go`` (after stopping the ponder search on another reply). The clock runs from that line."""
     if expected is not None and record.moves and record.moves[-1] == expected:

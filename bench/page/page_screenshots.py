@@ -14,7 +14,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
+import chess
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.mouse_button import MouseButton
 
@@ -24,13 +26,19 @@ from bot.engine import Engine, Limits  # type: ignore[attr-defined,unused-ignore
 from variant import KnightmateBoard
 
 
-def play_moves(page: Page, moves: int, movetime_ms: int) -> None:
-    engine = Engine(hash_mb=16)
+def best_move(engine: Engine, board: KnightmateBoard, movetime_ms: int) -> chess.Move:
+    """The engine's move in *board*, where the page waits for one (so a legal move exists)."""
+    move = engine.search(board, Limits(movetime_ms=movetime_ms)).move
+    if move is None:
+        raise RuntimeError(f"the page waits for a move in a position without one: {board.fen()}")
+    return move
+
+
+def play_moves(page: Page, engine: Engine, moves: int, movetime_ms: int) -> None:
     for _ in range(moves):
         page.wait_your_move()
         board = KnightmateBoard(page.fen())
-        move = engine.search(board, Limits(movetime_ms=movetime_ms)).move
-        uci = board.uci(move)
+        uci = board.uci(best_move(engine, board, movetime_ms))
         page.move_by_clicks(uci[:2], uci[2:4])
         if len(uci) == 5:
             page.find(f'#promotion button[data-promotion="{uci[4]}"]').click()
@@ -43,7 +51,8 @@ def draw_arrow(page: Page, origin: str, target: str) -> None:
     board = page.board()
     (x1, y1), (x2, y2) = page.offset(origin), page.offset(target)
     actions = ActionBuilder(page.driver)
-    actions.pointer_action.move_to(board, x1, y1).pointer_down(MouseButton.RIGHT).pause(0.1) \
+    pointer: Any = actions.pointer_action  # Selenium leaves most of its pointer actions untyped
+    pointer.move_to(board, x1, y1).pointer_down(MouseButton.RIGHT).pause(0.1) \
         .move_to(board, (x1 + x2) // 2, (y1 + y2) // 2).pause(0.1).move_to(board, x2, y2).pause(0.1) \
         .pointer_up(MouseButton.RIGHT)
     actions.perform()
@@ -63,10 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     with browser_page.page_of_play(move_time_ms=400, move_overhead_ms=50, window_size=(1280, 800)) as page:
         driver = page.driver
         page.start_game(color="white", preset="10+5")
-        play_moves(page, args.moves, args.movetime_ms)
+        engine = Engine(hash_mb=16)
+        play_moves(page, engine, args.moves, args.movetime_ms)
         page.wait_your_move()
-        board = KnightmateBoard(page.fen())
-        idea = Engine(hash_mb=16).search(board, Limits(movetime_ms=args.movetime_ms)).move.uci()
+        idea = best_move(engine, KnightmateBoard(page.fen()), args.movetime_ms).uci()
         draw_arrow(page, idea[:2], idea[2:4])
         driver.execute_script("window.scrollTo(0, 0)")
         page.screenshot(args.out.parent, args.out.stem)

@@ -32,7 +32,7 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -61,8 +61,9 @@ class TimedClient(Client):
         self.samples: list[tuple[tuple[str, ...], float]] = []
         self._lock = threading.Lock()
 
-    def game_events(self, game_id: str, stop: threading.Event) -> Iterator[GameStreamEvent]:
-        for event in super().game_events(game_id, stop):
+    def game_events(self, game_id: str, stop: threading.Event,
+                    on_refused: Callable[[str], None] | None = None) -> Iterator[GameStreamEvent]:
+        for event in super().game_events(game_id, stop, on_refused):
             state = event.state if isinstance(event, GameFull) else event
             if isinstance(state, GameState):
                 with self._lock:

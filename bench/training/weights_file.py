@@ -25,7 +25,7 @@ PATH = Path(bot.engine.__file__).parent.joinpath(*weights.DATA_FILE)
 def with_values(data: dict[str, Any], values: Sequence[int]) -> dict[str, Any]:
     """A copy of *data* (the weights file's content) with every fitted number set to *values*."""
     by_key = dict(zip(model.KEYS, values, strict=True))
-    new = json.loads(json.dumps(data))
+    new: dict[str, Any] = json.loads(json.dumps(data))
     for name, indices in model.TUPLE_PARAMETERS.items():
         for index in indices:
             new[name][index] = by_key[(name, str(index))]
