@@ -142,6 +142,8 @@ class NodeBudget:
 
 #: How long a node-limited move may take before the engine is taken for hung.
 NODE_MOVE_TIMEOUT_S = 120.0
+#: What a game's moves are limited by: a clock, or a node budget with the clock's interface.
+MoveLimit = GameClock | NodeBudget
 
 
 # Openings.
@@ -220,7 +222,7 @@ class GameRecord:
     ponder_misses: dict[bool, int] = field(default_factory=lambda: {WHITE: 0, BLACK: 0})
 
 
-def play_game(record: GameRecord, players: dict[bool, UciPlayer], clock: GameClock | NodeBudget) -> GameRecord:
+def play_game(record: GameRecord, players: dict[bool, UciPlayer], clock: MoveLimit) -> GameRecord:
     """Plays ``record``'s game to its end and fills in the moves, times and result."""
     for player in players.values():
         player.new_game()
@@ -234,7 +236,7 @@ def play_game(record: GameRecord, players: dict[bool, UciPlayer], clock: GameClo
                 players[side].stop_pondering()
 
 
-def _play_moves(record: GameRecord, players: dict[bool, UciPlayer], clock: GameClock | NodeBudget,
+def _play_moves(record: GameRecord, players: dict[bool, UciPlayer], clock: MoveLimit,
                 expected: dict[bool, str | None]) -> GameRecord:
     referee = Referee(record.opening.fen, record.opening.moves)
     verdict = referee.verdict()
@@ -268,8 +270,7 @@ def _play_moves(record: GameRecord, players: dict[bool, UciPlayer], clock: GameC
     return record
 
 
-def _answer(player: UciPlayer, record: GameRecord, clock: GameClock | NodeBudget, side: bool,
-            expected: str | None) -> Reply:
+def _answer(player: UciPlayer, record: GameRecord, clock: MoveLimit, side: bool, expected: str | None) -> Reply:
     """The move of ``side``: a ``ponderhit`` when the opponent played the expected reply, else a
     ``go`` (after stopping the ponder search on another reply). The clock runs from that line."""
     if expected is not None and record.moves and record.moves[-1] == expected:
@@ -438,7 +439,7 @@ class MatchConfig:
     def limit(self) -> TimeControl | NodeBudget:
         return NodeBudget(self.nodes) if self.nodes is not None else self.time_control
 
-    def new_clock(self) -> GameClock | NodeBudget:
+    def new_clock(self) -> MoveLimit:
         return NodeBudget(self.nodes) if self.nodes is not None else GameClock(self.time_control, self.lag_grace_ms)
 
 
