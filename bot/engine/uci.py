@@ -439,19 +439,45 @@ def parse_value(spec: chess.engine.Option, text: str) -> chess.engine.ConfigValu
 
 
 def run(stdin: TextIO, stdout: TextIO) -> int:
-    """Runs a UCI session until ``quit`` or the end of input; returns the exit code (0)."""
+    """Runs a UCI session until ``quit`` or the end of input; returns the exit code (0). When the
+    GUI that reads the output has gone (a closed pipe, as when it dies), what is written later is
+    dropped without a traceback on stderr, and the session ends at the next input line or the end
+    of input (a GUI that dies closes both)."""
+    output_closed = threading.Event()
 
     def write(line: str) -> None:
-        stdout.write(line + "\n")
-        stdout.flush()
+        if output_closed.is_set():
+            return
+        try:
+            stdout.write(line + "\n")
+            stdout.flush()
+        except BrokenPipeError:
+            logger.info("UCI output closed (the GUI has gone); ending the session")
+            output_closed.set()
+            _discard(stdout)
 
     if isinstance(stdin, io.TextIOWrapper):
         stdin.reconfigure(errors="replace")  # undecodable bytes become an unknown command, not a crash
     session = UciSession(write)
     try:
         for line in stdin:
-            if not session.handle(line):
+            if not session.handle(line) or output_closed.is_set():
                 break
     finally:
         session.close()
     return 0
+
+
+def _discard(stream: TextIO) -> None:
+    """Points *stream*'s file descriptor at the null device, so that the text still buffered
+    there when the interpreter exits is dropped instead of failing a second time on the closed
+    pipe. A stream without a descriptor (a test's buffer) is left as it is."""
+    try:
+        descriptor = stream.fileno()
+    except (OSError, ValueError):  # io.UnsupportedOperation is both
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, descriptor)
+    finally:
+        os.close(null)

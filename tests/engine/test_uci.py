@@ -214,6 +214,30 @@ def test_undecodable_input_does_not_crash_the_process() -> None:
     assert lines[0].startswith("info string error: unknown command") and lines[1] == "readyok"
 
 
+def test_a_gui_that_goes_away_mid_search_ends_the_session_quietly() -> None:
+    """The GUI dies while the engine searches: its end of each pipe closes, the search's next
+    line meets a closed pipe, and the engine ends as after ``quit``, with no traceback on stderr."""
+    process = subprocess.Popen([*OWN_COMMAND, "uci"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    try:
+        process.stdin.write("uci\n")
+        process.stdin.flush()
+        while process.stdout.readline().strip() != "uciok":
+            pass
+        process.stdin.write("setoption name OwnBook value false\nposition startpos\ngo infinite\n")
+        process.stdin.flush()
+        assert process.stdout.readline().startswith("info")  # the search is under way
+        process.stdout.close()
+        process.stdin.close()
+        assert process.wait(timeout=TIMEOUT_S) == 0
+        errors = process.stderr.read()
+    finally:
+        process.kill()
+        process.stderr.close()
+    assert "Traceback" not in errors and "Exception ignored" not in errors, errors
+
+
 # Pondering.
 
 
