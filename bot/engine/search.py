@@ -104,9 +104,22 @@ PONDER_HIT_HARD_FACTOR: Final = 2.0
 TT_ENTRY_BYTES: Final = 200
 #: When the table is full, bound entries shallower than this make room first (see _make_room).
 TT_KEEP_DEPTH: Final = 3
-#: Up to this depth remaining, positions whose static eval beats beta by a margin are cut.
+#: Up to this depth remaining, positions whose static eval beats beta by a margin are cut: the
+#: margin a ply, counted one ply less when the side to move is improving (see below).
 REVERSE_FUTILITY_DEPTH: Final = 7
 REVERSE_FUTILITY_MARGIN: Final = 120  # centipawns per ply of depth
+#: The null move is searched NULL_MOVE_BASE plies shallower than the node, a ply more for every
+#: NULL_MOVE_DEPTH_STEP plies of depth, and a ply more for every NULL_MOVE_EVAL_STEP centipawns
+#: the static evaluation beats beta by, up to NULL_MOVE_EVAL_CAP plies: the further ahead, the
+#: less a pass needs to prove.
+NULL_MOVE_BASE: Final = 3
+NULL_MOVE_DEPTH_STEP: Final = 3
+NULL_MOVE_EVAL_STEP: Final = 200
+NULL_MOVE_EVAL_CAP: Final = 3
+#: A node at least this deep with no move from the table is searched a ply shallower (internal
+#: iterative reduction): its ordering is a guess, and the shallower search fills the table for
+#: the next visit.
+IIR_DEPTH: Final = 4
 #: Futility pruning margins by remaining depth (index 0 unused): a quiet move is expected to
 #: gain less than this, 150 cp at depth 1 and 90 more a ply. With these and the late-move limits
 #: below reaching depth 6 and 7 (they stopped at 2 and 3), a search reaches depth 11 in about
@@ -119,7 +132,9 @@ FUTILITY_MARGINS: Final[tuple[int, ...]] = (0, 150, 240, 330, 420, 510, 600)
 SEE_PRUNE_DEPTH: Final = 3
 SEE_QUIET_MARGIN: Final = 50
 SEE_CAPTURE_MARGIN: Final = 100
-#: Late-move pruning: quiet moves tried at most, by remaining depth, in a non-PV node.
+#: Late-move pruning: quiet moves tried at most, by remaining depth, in a non-PV node whose side
+#: to move is improving (its static evaluation above the one two plies before); two thirds of
+#: these when it is not.
 LATE_MOVE_LIMITS: Final[tuple[int, ...]] = (0, 6, 9, 13, 18, 24, 31, 40)
 MAX_MOVES: Final = 256
 #: The most lines a MultiPV search reports (UCI's ``MultiPV`` option has the same bound).
@@ -478,6 +493,9 @@ class _Search:
         self.node_limit = limits.nodes if limits.nodes is not None else None
         self.next_check = CHECK_EVERY if self.node_limit is None else min(CHECK_EVERY, self.node_limit)
         self.killers: list[list[Move]] = [[NO_MOVE, NO_MOVE] for _ in range(MAX_PLY + 2)]
+        # The static evaluation of the node at each ply of the current line, -INFINITY in check:
+        # a node compares its own with the one two plies before (the same side to move).
+        self.statics: list[int] = [-INFINITY] * (MAX_PLY + 2)
         # Index in ``keys`` of the position after the latest null move: a repetition across a
         # null move is not a real one, so the draw test never looks further back than this.
         self.null_floors: list[int] = [0]
@@ -644,13 +662,16 @@ class _Search:
         hash_move, score = self._probe(depth, alpha, beta, ply, pv_node)
         if score != NO_SCORE:
             return score
-        static = -INFINITY
+        static = -INFINITY if in_check else self._evaluate()
+        self.statics[ply] = static
+        improving = not in_check and (ply < 2 or static > self.statics[ply - 2])
         if not pv_node and not in_check:
-            static = self._evaluate()
-            score = self._static_cut(depth, beta, ply, static, null_allowed)
+            score = self._static_cut(depth, beta, ply, static, improving, null_allowed)
             if score != NO_SCORE:
                 return score
-        return self._search_moves(depth, alpha, beta, ply, pv_node, in_check, static, hash_move)
+        if depth >= IIR_DEPTH and hash_move == NO_MOVE:
+            depth -= 1
+        return self._search_moves(depth, alpha, beta, ply, pv_node, in_check, static, improving, hash_move)
 
     def _probe(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> tuple[Move, int]:
         """The table's move for this position (NO_MOVE if it has none), and its score when the
@@ -666,23 +687,24 @@ class _Search:
                 return hash_move, score
         return hash_move, NO_SCORE
 
-    def _static_cut(self, depth: int, beta: int, ply: int, static: int, null_allowed: bool) -> int:
+    def _static_cut(self, depth: int, beta: int, ply: int, static: int, improving: bool, null_allowed: bool) -> int:
         """The score that ends a non-PV node out of check before any move is searched, else
-        NO_SCORE: reverse futility (the static evaluation beats beta by a margin a ply), then the
-        null move (:meth:`_null_move_cut`)."""
-        if depth <= REVERSE_FUTILITY_DEPTH and static - REVERSE_FUTILITY_MARGIN * depth >= beta \
+        NO_SCORE: reverse futility (the static evaluation beats beta by a margin a ply, a ply
+        fewer when *improving*), then the null move (:meth:`_null_move_cut`)."""
+        if depth <= REVERSE_FUTILITY_DEPTH and static - REVERSE_FUTILITY_MARGIN * (depth - improving) >= beta \
                 and abs(beta) < MATE_BOUND:
             return static
         position = self.position
         if null_allowed and depth >= 3 and static >= beta and position.has_non_pawn_material(position.turn):
-            return self._null_move_cut(depth, beta, ply)
+            return self._null_move_cut(depth, beta, ply, static)
         return NO_SCORE
 
-    def _null_move_cut(self, depth: int, beta: int, ply: int) -> int:
-        """The score when passing, searched shallower, still beats beta (the side to move has
-        pieces besides pawns, so zugzwang is unlikely), else NO_SCORE. A mate found after a pass
-        is not proved: beta is returned instead."""
-        reduction = 3 + depth // 6
+    def _null_move_cut(self, depth: int, beta: int, ply: int, static: int) -> int:
+        """The score when passing, searched shallower (by depth and by how far *static* beats
+        beta), still beats beta (the side to move has pieces besides pawns, so zugzwang is
+        unlikely), else NO_SCORE. A mate found after a pass is not proved: beta is returned instead."""
+        reduction = NULL_MOVE_BASE + depth // NULL_MOVE_DEPTH_STEP \
+            + min((static - beta) // NULL_MOVE_EVAL_STEP, NULL_MOVE_EVAL_CAP)
         self._push_null()
         try:
             score = -self._search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False)
@@ -693,7 +715,7 @@ class _Search:
         return beta if score >= MATE_BOUND else score
 
     def _search_moves(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool, in_check: bool,
-                      static: int, hash_move: Move) -> int:
+                      static: int, improving: bool, hash_move: Move) -> int:
         """The best score of the node's moves, searched in order (:func:`_ordered_moves`), and
         stored in the table; a node without a legal move is mated or stalemated. In a non-PV node
         out of check, some moves after the first are skipped: quiet ones beyond
@@ -702,7 +724,7 @@ class _Search:
         (:func:`_loses_exchange`)."""
         position = self.position
         prune = not pv_node and not in_check
-        quiets_allowed = _quiets_allowed(depth, alpha, static) if prune else MAX_MOVES
+        quiets_allowed = _quiets_allowed(depth, alpha, static, improving) if prune else MAX_MOVES
         quiets = searched = 0
         original_alpha = alpha
         best_score, best_move = -INFINITY, NO_MOVE
@@ -1028,14 +1050,18 @@ def _reply_slot(position: Position, move: Move, replies: int, moved: bool = Fals
     return replies + position.types[to_square if moved else from_square_of(move)] * 64 + to_square
 
 
-def _quiets_allowed(depth: int, alpha: int, static: int) -> int:
+def _quiets_allowed(depth: int, alpha: int, static: int, improving: bool) -> int:
     """How many quiet moves a non-PV node out of check searches before it skips the rest (except
     those that give check): none after its first move when the static evaluation is too far below
     alpha for a quiet move to matter (futility), a few by depth near the leaves (late-move
-    pruning: the ordering put the promising ones first), else all."""
+    pruning: the ordering put the promising ones first), fewer when the side to move is not
+    *improving* (its position is getting worse, so a late quiet move is less likely to save it),
+    else all."""
     if depth < len(FUTILITY_MARGINS) and abs(alpha) < MATE_BOUND and static + FUTILITY_MARGINS[depth] <= alpha:
         return 0
-    return LATE_MOVE_LIMITS[depth] if depth < len(LATE_MOVE_LIMITS) else MAX_MOVES
+    if depth >= len(LATE_MOVE_LIMITS):
+        return MAX_MOVES
+    return LATE_MOVE_LIMITS[depth] if improving else LATE_MOVE_LIMITS[depth] * 2 // 3
 
 
 def _loses_exchange(position: Position, move: Move, quiet: bool, depth: int) -> bool:

@@ -294,12 +294,15 @@ def test_a_quiet_reply_that_cut_after_the_same_move_is_ordered_first() -> None:
 
 def test_quiet_moves_allowed_near_the_leaves_are_none_when_futile_else_the_late_move_limit() -> None:
     """Futility (no quiet move after the first when the static evaluation is a margin below
-    alpha) and late-move pruning (a few quiet moves by depth) as one count; neither away from the
-    leaves, and futility never against a mate score."""
+    alpha) and late-move pruning (a few quiet moves by depth, two thirds of them when the side to
+    move is not improving) as one count; neither away from the leaves, and futility never against
+    a mate score."""
     depth = 1
     below = -FUTILITY_MARGINS[depth]
-    assert _quiets_allowed(depth, 0, below) == 0
-    assert _quiets_allowed(depth, 0, below + 1) == LATE_MOVE_LIMITS[depth]
-    assert _quiets_allowed(depth, -MATE_BOUND, -MATE_BOUND - FUTILITY_MARGINS[depth]) == LATE_MOVE_LIMITS[depth]
-    assert _quiets_allowed(len(FUTILITY_MARGINS), 0, -10_000) == LATE_MOVE_LIMITS[len(FUTILITY_MARGINS)]
-    assert _quiets_allowed(len(LATE_MOVE_LIMITS), 0, -10_000) == MAX_MOVES
+    assert _quiets_allowed(depth, 0, below, True) == 0
+    assert _quiets_allowed(depth, 0, below + 1, True) == LATE_MOVE_LIMITS[depth]
+    assert _quiets_allowed(depth, 0, below + 1, False) == LATE_MOVE_LIMITS[depth] * 2 // 3 < LATE_MOVE_LIMITS[depth]
+    assert _quiets_allowed(depth, -MATE_BOUND, -MATE_BOUND - FUTILITY_MARGINS[depth], True) == LATE_MOVE_LIMITS[depth]
+    deepest_futile = len(FUTILITY_MARGINS)
+    assert _quiets_allowed(deepest_futile, 0, -10_000, True) == LATE_MOVE_LIMITS[deepest_futile]
+    assert _quiets_allowed(len(LATE_MOVE_LIMITS), 0, -10_000, False) == MAX_MOVES
