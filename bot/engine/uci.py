@@ -452,7 +452,7 @@ def run(stdin: TextIO, stdout: TextIO) -> int:
             stdout.write(line + "\n")
             stdout.flush()
         except BrokenPipeError:
-            logger.info("UCI output closed (the GUI has gone); ending the session")
+            logger.info("UCI output closed (the GUI has gone); the rest of the output is dropped")
             output_closed.set()
             _discard(stdout)
 
