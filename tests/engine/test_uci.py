@@ -223,8 +223,9 @@ def test_a_gui_that_goes_away_mid_search_ends_the_session_quietly() -> None:
     try:
         process.stdin.write("uci\n")
         process.stdin.flush()
-        while process.stdout.readline().strip() != "uciok":
-            pass
+        for line in process.stdout:  # ends at end of output too, so a dead engine fails below, not hangs
+            if line.strip() == "uciok":
+                break
         process.stdin.write("setoption name OwnBook value false\nposition startpos\ngo infinite\n")
         process.stdin.flush()
         assert process.stdout.readline().startswith("info")  # the search is under way
