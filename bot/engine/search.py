@@ -136,9 +136,10 @@ SEE_PRUNE_DEPTH: Final = 3
 SEE_QUIET_MARGIN: Final = 50
 SEE_CAPTURE_MARGIN: Final = 100
 #: Late-move pruning: quiet moves tried at most, by remaining depth, in a non-PV node whose side
-#: to move is improving (its static evaluation above the one two plies before); two thirds of
+#: to move is improving (its static evaluation above the one two plies before), and two thirds of
 #: these when it is not.
 LATE_MOVE_LIMITS: Final[tuple[int, ...]] = (0, 6, 9, 13, 18, 24, 31, 40)
+LATE_MOVE_LIMITS_NOT_IMPROVING: Final[tuple[int, ...]] = tuple(limit * 2 // 3 for limit in LATE_MOVE_LIMITS)
 MAX_MOVES: Final = 256
 #: The most lines a MultiPV search reports (UCI's ``MultiPV`` option has the same bound).
 MAX_MULTIPV: Final = 5
@@ -1064,7 +1065,7 @@ def _quiets_allowed(depth: int, alpha: int, static: int, improving: bool) -> int
         return 0
     if depth >= len(LATE_MOVE_LIMITS):
         return MAX_MOVES
-    return LATE_MOVE_LIMITS[depth] if improving else LATE_MOVE_LIMITS[depth] * 2 // 3
+    return LATE_MOVE_LIMITS[depth] if improving else LATE_MOVE_LIMITS_NOT_IMPROVING[depth]
 
 
 def _loses_exchange(position: Position, move: Move, quiet: bool, depth: int) -> bool:

@@ -23,6 +23,7 @@ from bot.engine.search import (
     _REDUCTIONS,
     FUTILITY_MARGINS,
     LATE_MOVE_LIMITS,
+    LATE_MOVE_LIMITS_NOT_IMPROVING,
     MATE_BOUND,
     MAX_MOVES,
     MAX_PLY,
@@ -301,7 +302,9 @@ def test_quiet_moves_allowed_near_the_leaves_are_none_when_futile_else_the_late_
     below = -FUTILITY_MARGINS[depth]
     assert _quiets_allowed(depth, 0, below, True) == 0
     assert _quiets_allowed(depth, 0, below + 1, True) == LATE_MOVE_LIMITS[depth]
-    assert _quiets_allowed(depth, 0, below + 1, False) == LATE_MOVE_LIMITS[depth] * 2 // 3 < LATE_MOVE_LIMITS[depth]
+    assert _quiets_allowed(depth, 0, below + 1, False) == LATE_MOVE_LIMITS_NOT_IMPROVING[depth]
+    pairs = zip(LATE_MOVE_LIMITS_NOT_IMPROVING[1:], LATE_MOVE_LIMITS[1:], strict=True)
+    assert all(fewer < limit for fewer, limit in pairs)
     assert _quiets_allowed(depth, -MATE_BOUND, -MATE_BOUND - FUTILITY_MARGINS[depth], True) == LATE_MOVE_LIMITS[depth]
     deepest_futile = len(FUTILITY_MARGINS)
     assert _quiets_allowed(deepest_futile, 0, -10_000, True) == LATE_MOVE_LIMITS[deepest_futile]
