@@ -123,6 +123,11 @@ NULL_MOVE_EVAL_CAP: Final = 3
 #: iterative reduction): its ordering is a guess, and the shallower search fills the table for
 #: the next visit.
 IIR_DEPTH: Final = 4
+#: ProbCut: from this depth, a capture whose shallow search beats beta by the margin cuts the node
+#: (a search PROBCUT_REDUCTION plies shallower would almost surely have beaten beta too).
+PROBCUT_DEPTH: Final = 5
+PROBCUT_MARGIN: Final = 120
+PROBCUT_REDUCTION: Final = 4
 #: Futility pruning margins by remaining depth (index 0 unused): a quiet move is expected to
 #: gain less than this, 150 cp at depth 1 and 90 more a ply. With these and the late-move limits
 #: below reaching depth 6 and 7 (they stopped at 2 and 3), a search reaches depth 11 in about
@@ -671,6 +676,8 @@ class _Search:
         improving = not in_check and (ply < 2 or static > self.statics[ply - 2])
         if not pv_node and not in_check:
             score = self._static_cut(depth, beta, ply, static, improving, null_allowed)
+            if score == NO_SCORE and depth >= PROBCUT_DEPTH and abs(beta) < MATE_BOUND:
+                score = self._probcut(depth, beta, ply, static)
             if score != NO_SCORE:
                 return score
         if depth >= IIR_DEPTH and hash_move == NO_MOVE:
@@ -717,6 +724,34 @@ class _Search:
         if score < beta:
             return NO_SCORE
         return beta if score >= MATE_BOUND else score
+
+    def _probcut(self, depth: int, beta: int, ply: int, static: int) -> int:
+        """The score that ends a non-PV node out of check when a good capture beats beta by
+        PROBCUT_MARGIN in a search PROBCUT_REDUCTION plies shallower (first checked by quiescence,
+        which is cheap and usually says no), else NO_SCORE. Only captures whose exchange could
+        lift the static evaluation that far are tried; the cut is stored as a lower bound."""
+        position = self.position
+        raised_beta = beta + PROBCUT_MARGIN
+        needed = raised_beta - static
+        pin_squares = position.pin_squares(False)
+        for _, move in gaining_moves(position, needed, skip_losing=True):
+            if static_exchange(position, move) < needed:
+                continue
+            self._push(move)
+            if BB_SQUARES[from_square_of(move)] & pin_squares and position.mover_in_check():
+                self._pop()
+                continue
+            try:
+                score = -self._quiescence(-raised_beta, -raised_beta + 1, ply + 1)
+                if score >= raised_beta:
+                    score = -self._search(depth - 1 - PROBCUT_REDUCTION, -raised_beta, -raised_beta + 1, ply + 1,
+                                          True)
+            finally:
+                self._pop()
+            if score >= raised_beta:
+                self._store(depth - PROBCUT_REDUCTION, score, raised_beta - 1, raised_beta, move, ply)
+                return score
+        return NO_SCORE
 
     def _search_moves(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool, in_check: bool,
                       static: int, improving: bool, hash_move: Move) -> int:

@@ -27,6 +27,8 @@ from bot.engine.search import (
     MATE_BOUND,
     MAX_MOVES,
     MAX_PLY,
+    NO_SCORE,
+    PROBCUT_MARGIN,
     _continuation_row,
     _ordered_moves,
     _quiets_allowed,
@@ -309,3 +311,23 @@ def test_quiet_moves_allowed_near_the_leaves_are_none_when_futile_else_the_late_
     deepest_futile = len(FUTILITY_MARGINS)
     assert _quiets_allowed(deepest_futile, 0, -10_000, True) == LATE_MOVE_LIMITS[deepest_futile]
     assert _quiets_allowed(len(LATE_MOVE_LIMITS), 0, -10_000, False) == MAX_MOVES
+
+
+def test_probcut_cuts_a_node_where_a_capture_wins_far_more_than_beta() -> None:
+    """White's rook takes the queen left alone on d5: a shallow search of that capture beats
+    beta by far more than PROBCUT_MARGIN, so the node is cut with that score, and the capture is
+    stored as the node's move. With beta above what any capture could win, ProbCut searches
+    nothing; in the quiet start position no capture qualifies."""
+    search = make_search("k7/pp6/8/3q4/8/8/PP6/K2R4 w - - 0 1")
+    static = search._evaluate()
+    score = search._probcut(6, 0, 0, static)
+    assert score >= PROBCUT_MARGIN
+    entry = search._entry(search.keys[-1])
+    assert entry is not None and entry[3] == encode(chess.Move.from_uci("d1d5"))
+
+    nodes = search.nodes
+    assert search._probcut(6, static + 5000, 0, static) == NO_SCORE
+    assert search.nodes == nodes
+
+    start = make_search(KnightmateBoard().fen())
+    assert start._probcut(6, 0, 0, start._evaluate()) == NO_SCORE
