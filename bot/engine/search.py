@@ -13,10 +13,11 @@ What the search does, and where:
   deep enough to hold every line of the mate it found, given or taken;
 - a node (``_search``): draws (repetition, the fifty-move rule unless the side to move is mated,
   stalemate, insufficient material), mate-distance bounds, check extension, the transposition
-  table (``_probe``), reverse futility and null-move pruning (``_static_cut``), a ply less for a
-  deep node the table knows no move for (internal iterative reduction), and whether the side to
-  move is improving (its static evaluation against the one two plies before), which tightens
-  the pruning when it is not;
+  table (``_probe``), reverse futility and null-move pruning (``_static_cut``), ProbCut (a
+  capture whose shallower search beats beta by a margin cuts the node: ``_probcut``), a ply
+  less for a deep node the table knows no move for (internal iterative reduction), and whether
+  the side to move is improving (its static evaluation against the one two plies before), which
+  tightens the pruning when it is not;
 - its moves (``_search_moves``) in stages (``_ordered_moves``): the hash move before any
   generation, captures by victim then attacker (``moves.capture_order``), two killers per ply and
   a countermove, quiet moves by their history and continuation history, losing captures last;
