@@ -124,8 +124,8 @@ NULL_MOVE_EVAL_CAP: Final = 3
 #: iterative reduction): its ordering is a guess, and the shallower search fills the table for
 #: the next visit.
 IIR_DEPTH: Final = 4
-#: ProbCut: from this depth, a capture whose shallow search beats beta by the margin cuts the node
-#: (a search PROBCUT_REDUCTION plies shallower would almost surely have beaten beta too).
+#: ProbCut: from this depth, a capture whose search PROBCUT_REDUCTION plies shallower beats beta
+#: by the margin cuts the node (searched to full depth, it would almost surely beat beta too).
 PROBCUT_DEPTH: Final = 5
 PROBCUT_MARGIN: Final = 120
 PROBCUT_REDUCTION: Final = 4
