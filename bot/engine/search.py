@@ -738,9 +738,7 @@ class _Search:
         for _, move in gaining_moves(position, needed, skip_losing=True):
             if static_exchange(position, move) < needed:
                 continue
-            self._push(move)
-            if BB_SQUARES[from_square_of(move)] & pin_squares and position.mover_in_check():
-                self._pop()
+            if not self._push_legal(move, pin_squares):
                 continue
             try:
                 score = -self._quiescence(-raised_beta, -raised_beta + 1, ply + 1)
@@ -787,9 +785,7 @@ class _Search:
                         continue
                 if _loses_exchange(position, move, quiet, depth):
                     continue
-            self._push(move)
-            if BB_SQUARES[from_square_of(move)] & pin_squares and position.mover_in_check():
-                self._pop()
+            if not self._push_legal(move, pin_squares):
                 continue
             quiets += quiet
             try:
@@ -877,9 +873,7 @@ class _Search:
                 moves += [(0, move) for move in quiet_checks(position) if static_exchange(position, move) >= 0]
         pin_squares = position.pin_squares(in_check)
         for _, move in moves:
-            self._push(move)
-            if BB_SQUARES[from_square_of(move)] & pin_squares and position.mover_in_check():
-                self._pop()
+            if not self._push_legal(move, pin_squares):
                 continue
             try:
                 score = -self._quiescence(-beta, -alpha, ply + 1)
@@ -899,6 +893,16 @@ class _Search:
         self.position.push(move)
         self.keys.append(self.position.key)
         self.stack.append(move)
+
+    def _push_legal(self, move: Move, pin_squares: Bitboard) -> bool:
+        """Pushes the pseudo-legal *move*, or takes it back and says False when it leaves the
+        mover's royal knight attacked: only a move from one of *pin_squares* (the node's
+        :meth:`Position.pin_squares`) can, so the others skip the attack test."""
+        self._push(move)
+        if BB_SQUARES[from_square_of(move)] & pin_squares and self.position.mover_in_check():
+            self._pop()
+            return False
+        return True
 
     def _push_null(self) -> None:
         self.position.push_null()
