@@ -48,11 +48,10 @@ import chess
 import chess.polyglot
 
 from bench.datagen.make_openings import ranked_moves
-from bench.match.uci_player import UciPlayer
+from bench.match.uci_player import NATIVE_FAIRY_STOCKFISH, UciPlayer
 from bot.engine.book import DEFAULT_BOOK, MAX_WEIGHT, book_entry, write_book
 from variant import KnightmateBoard
 
-NATIVE_FAIRY_STOCKFISH = "/usr/games/fairy-stockfish"
 DEFAULT_CACHE = Path(__file__).resolve().parents[1] / "data" / "make_book-analysis.jsonl"
 #: The weight of the best move in a position; worse moves get a halving share of it.
 TOP_WEIGHT = 1000

@@ -38,12 +38,11 @@ from pathlib import Path
 import chess
 
 from bench.match.strength import DEFAULT_OPENINGS, Opening, load_openings
-from bench.match.uci_player import EngineError, UciPlayer
+from bench.match.uci_player import NATIVE_FAIRY_STOCKFISH, EngineError, UciPlayer
 from variant import KnightmateBoard
 
 BENCH = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = BENCH / "data" / "tuning.tsv"
-DEFAULT_ENGINE = "/usr/games/fairy-stockfish"
 MATE_CP = 10000
 #: A move may take this long before the engine is taken for hung (node-limited moves take ms).
 MOVE_TIMEOUT_S = 30.0
@@ -165,7 +164,8 @@ def game_stream(seed: int, first_game: int) -> random.Random:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"file to append to (default {DEFAULT_OUT})")
-    parser.add_argument("--engine", default=DEFAULT_ENGINE, help=f"Fairy-Stockfish binary (default {DEFAULT_ENGINE})")
+    parser.add_argument("--engine", default=NATIVE_FAIRY_STOCKFISH,
+                        help=f"Fairy-Stockfish binary (default {NATIVE_FAIRY_STOCKFISH})")
     parser.add_argument("--games", type=int, default=100000, help="stop after this many games")
     parser.add_argument("--minutes", type=float, default=30.0, help="stop starting games after this long")
     parser.add_argument("--nodes", type=int, default=8000, help="nodes per move (default 8000)")

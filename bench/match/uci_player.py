@@ -23,6 +23,9 @@ from pathlib import Path
 logger = logging.getLogger(__name__)
 
 VARIANT = "knightmate"
+#: Debian's native Fairy-Stockfish, the engine the data, book and analysis tools consult (the
+#: ladder's reference is the WebAssembly build, ``fairy_stockfish.sh``).
+NATIVE_FAIRY_STOCKFISH = "/usr/games/fairy-stockfish"
 #: How long an engine may take to start, to answer ``isready`` or to obey ``stop``.
 HANDSHAKE_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0

@@ -31,6 +31,7 @@ import chess
 import chess.engine
 import chess.pgn
 
+from bench.match.uci_player import NATIVE_FAIRY_STOCKFISH
 from bot.analysis import (
     BUILTIN_CURVE,
     LICHESS_CURVE,
@@ -128,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"the built-in engine's depth a position (default {DEFAULT_ANALYSIS_DEPTH}, "
                              "as knightmate-bot analyse)")
     budget.add_argument("--builtin-movetime-ms", type=int, help="... or its milliseconds a position")
-    parser.add_argument("--fsf", default="/usr/games/fairy-stockfish", help="the Fairy-Stockfish command")
+    parser.add_argument("--fsf", default=NATIVE_FAIRY_STOCKFISH, help="the Fairy-Stockfish command")
     parser.add_argument("--fsf-depth", type=int, default=16, help="Fairy-Stockfish's depth a position (default 16)")
     args = parser.parse_args(argv)
 

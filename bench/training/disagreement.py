@@ -37,11 +37,11 @@ from pathlib import Path
 import chess
 import chess.engine
 
+from bench.match.uci_player import NATIVE_FAIRY_STOCKFISH
 from bot.analysis import AnalysisEngineError, EngineCommand, analyse_position, close_engine
 from bot.analysis.pgn_input import PgnInputError, game_problem, pgn_files, read_file
 from variant import KnightmateBoard
 
-NATIVE_FAIRY_STOCKFISH = "/usr/games/fairy-stockfish"
 #: Pieces other than pawns and royal knights from which a position counts as a middlegame (the
 #: start position has 14).
 MIDDLEGAME_PIECES = 10

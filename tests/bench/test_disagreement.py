@@ -11,6 +11,7 @@ import chess
 import chess.pgn
 import pytest
 
+from bench.match.uci_player import NATIVE_FAIRY_STOCKFISH
 from bench.training import disagreement
 from bench.training.disagreement import Scored, by_royal_place, royal_place
 from variant import KnightmateBoard
@@ -52,7 +53,7 @@ def _random_game(path: Path, plies: int, seed: int) -> None:
     path.write_text(str(chess.pgn.Game.from_board(board)) + "\n\n")
 
 
-@pytest.mark.skipif(shutil.which(disagreement.NATIVE_FAIRY_STOCKFISH) is None,
+@pytest.mark.skipif(shutil.which(NATIVE_FAIRY_STOCKFISH) is None,
                     reason="needs Debian's fairy-stockfish")
 def test_a_run_scores_the_sampled_positions_with_both_engines(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
