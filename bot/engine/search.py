@@ -898,7 +898,9 @@ class _Search:
                     if score >= beta:
                         break
         if entry is None or entry[0] == 0:
-            self._store(0, best, original_alpha, beta, best_move, ply)
+            # A node that failed low is stored as "at most alpha", not at its own score: delta
+            # pruning skipped captures that may score above that, though not above alpha.
+            self._store(0, max(best, original_alpha), original_alpha, beta, best_move, ply)
         return best
 
     # -- helpers ----------------------------------------------------------------------------
