@@ -849,8 +849,19 @@ class _Search:
     def _quiescence_node(self, alpha: int, beta: int, ply: int, in_check: bool, first: bool) -> int:
         """Quiescence search of a node already counted (by :meth:`_quiescence`, or by
         :meth:`_search` at its horizon, which also knows whether the side to move is in check).
-        At the *first* quiescence ply the quiet checks are tried after the captures."""
+        At the *first* quiescence ply the quiet checks are tried after the captures. The table
+        is read here too: any entry is as deep as a quiescence search, so a bound that decides
+        the node ends it; and the node's own result is stored, at depth 0, where no deeper entry
+        of the position would be overwritten."""
         position = self.position
+        entry = self._entry(self.keys[-1])
+        if entry is not None:
+            _, flag, entry_score, _ = entry
+            score = _score_from_tt(entry_score, ply)
+            if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
+                return score
+        original_alpha = alpha
+        best_move = NO_MOVE
         moves: list[tuple[int, Move]]
         if in_check:
             if ply >= MAX_PLY:
@@ -883,8 +894,13 @@ class _Search:
                 best = score
                 if score > alpha:
                     alpha = score
+                    best_move = move
                     if score >= beta:
                         break
+        if entry is None or entry[0] == 0:
+            # A node that failed low is stored as "at most alpha", not at its own score: delta
+            # pruning skipped captures that may score above that, though not above alpha.
+            self._store(0, max(best, original_alpha), original_alpha, beta, best_move, ply)
         return best
 
     # -- helpers ----------------------------------------------------------------------------

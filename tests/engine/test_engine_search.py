@@ -29,6 +29,7 @@ from bot.engine.search import (
     MAX_PLY,
     NO_SCORE,
     PROBCUT_MARGIN,
+    UPPER,
     _continuation_row,
     _ordered_moves,
     _quiets_allowed,
@@ -311,6 +312,24 @@ def test_quiet_moves_allowed_near_the_leaves_are_none_when_futile_else_the_late_
     deepest_futile = len(FUTILITY_MARGINS)
     assert _quiets_allowed(deepest_futile, 0, -10_000, True) == LATE_MOVE_LIMITS[deepest_futile]
     assert _quiets_allowed(len(LATE_MOVE_LIMITS), 0, -10_000, False) == MAX_MOVES
+
+
+def test_quiescence_stores_a_fail_low_as_at_most_alpha_and_reads_its_entries_back() -> None:
+    """White's rook can take the pawn on d5. Against an alpha 400 cp above the static evaluation,
+    delta pruning skips that capture and the node fails low at the static evaluation; it is stored
+    as "at most alpha", since the skipped capture scores above the evaluation. So a later call
+    with alpha just above the evaluation is not cut by the entry: it searches the capture and
+    fails high, and that result, stored too, decides the same call again without a move."""
+    search = make_search("k7/pp6/8/3p4/8/8/PP6/K2R4 w - - 0 1")
+    static = search._evaluate()
+    assert search._quiescence(static + 400, static + 401, 0) == static
+    entry = search._entry(search.keys[-1])
+    assert entry is not None and entry[:3] == (0, UPPER, static + 400)
+
+    assert search._quiescence(static + 50, static + 51, 0) >= static + 51
+    nodes = search.nodes
+    assert search._quiescence(static + 50, static + 51, 0) >= static + 51
+    assert search.nodes == nodes + 1  # the node itself, decided by its entry
 
 
 def test_probcut_cuts_a_node_where_a_capture_wins_far_more_than_beta() -> None:
