@@ -26,7 +26,8 @@ What the search does, and where:
   (``_late_move_reduction``), searched with a null window first (``_zero_window_search``);
 - a quiet move that cuts rewards its killers, countermove and histories (``_reward_quiet``);
 - quiescence (``_quiescence_node``): captures and queen promotions, all evasions in check, and
-  at its first ply the quiet checks (mates come early in Knightmate).
+  at its first ply the quiet checks (mates come early in Knightmate); it reads the table too
+  (any entry is deep enough) and stores its own results at depth 0.
 
 MultiPV: a search may ask for the best N root moves, each with its exact score and line (line k
 is the best of the root moves not in lines 1..k-1, searched with an open window), as analysis
