@@ -696,7 +696,7 @@ class _Search:
         entry_depth, flag, entry_score, hash_move = entry
         if entry_depth >= depth and not pv_node:
             score = _score_from_tt(entry_score, ply)
-            if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
+            if _bound_decides(flag, score, alpha, beta):
                 return hash_move, score
         return hash_move, NO_SCORE
 
@@ -859,7 +859,7 @@ class _Search:
         if entry is not None:
             _, flag, entry_score, _ = entry
             score = _score_from_tt(entry_score, ply)
-            if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
+            if _bound_decides(flag, score, alpha, beta):
                 return score
         original_alpha = alpha
         best_move = NO_MOVE
@@ -1109,6 +1109,13 @@ def _reply_slot(position: Position, move: Move, replies: int, moved: bool = Fals
     its destination. The piece is on the move's origin, or on its destination once it is *moved*."""
     to_square = to_square_of(move)
     return replies + position.types[to_square if moved else from_square_of(move)] * 64 + to_square
+
+
+def _bound_decides(flag: int, score: int, alpha: int, beta: int) -> bool:
+    """Whether a table entry's *score*, with its bound's *flag*, settles a node searched within
+    (*alpha*, *beta*): an exact score does, a lower bound at or above beta, an upper bound at or
+    below alpha."""
+    return flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha)
 
 
 def _quiets_allowed(depth: int, alpha: int, static: int, improving: bool) -> int:
