@@ -31,7 +31,8 @@ TIMEOUT_S = 30
 #: counted again when the evaluation gained the royal danger, the endgame flight squares and the
 #: commoners' passed-pawn distances (both builds alike), again when futility and late-move
 #: pruning reached depths 6 and 7, and again with the larger null-move reduction, internal
-#: iterative reduction and the improving flag (both builds alike). A change to the search or the
+#: iterative reduction and the improving flag, with ProbCut, and with quiescence's use of the
+#: table (both builds alike each time). A change to the search or the
 #: evaluation that changes them changes these figures on purpose; Threads must not.
 POSITIONS_AND_NODES = [
     ("rmbqkbmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQkq - 0 1", 6235, 785),
