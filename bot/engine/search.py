@@ -125,6 +125,12 @@ NULL_MOVE_EVAL_CAP: Final = 3
 #: iterative reduction): its ordering is a guess, and the shallower search fills the table for
 #: the next visit.
 IIR_DEPTH: Final = 4
+#: Razoring: a non-PV node at depth RAZOR_DEPTH or less whose static evaluation is below alpha
+#: by more than RAZOR_MARGINS[depth] is searched by quiescence alone, and ends there when that
+#: fails low too: at such a deficit no quiet move is searched anyway (futility), and the
+#: captures are what quiescence plays.
+RAZOR_DEPTH: Final = 3
+RAZOR_MARGINS: Final[tuple[int, ...]] = (0, 400, 650, 1000)
 #: ProbCut: from this depth, a capture whose search PROBCUT_REDUCTION plies shallower beats beta
 #: by the margin cuts the node (searched to full depth, it would almost surely beat beta too).
 PROBCUT_DEPTH: Final = 5
@@ -703,13 +709,18 @@ class _Search:
     def _static_cut(self, depth: int, beta: int, ply: int, static: int, improving: bool, null_allowed: bool) -> int:
         """The score that ends a non-PV node out of check before any move is searched, else
         NO_SCORE: reverse futility (the static evaluation beats beta by a margin a ply, a ply
-        fewer when *improving*), then the null move (:meth:`_null_move_cut`)."""
+        fewer when *improving*), then the null move (:meth:`_null_move_cut`), then razoring (the
+        static evaluation far below beta, and quiescence agrees)."""
         if depth <= REVERSE_FUTILITY_DEPTH and static - REVERSE_FUTILITY_MARGIN * (depth - improving) >= beta \
                 and abs(beta) < MATE_BOUND:
             return static
         position = self.position
         if null_allowed and depth >= 3 and static >= beta and position.has_non_pawn_material(position.turn):
             return self._null_move_cut(depth, beta, ply, static)
+        if depth <= RAZOR_DEPTH and static + RAZOR_MARGINS[depth] < beta - 1:
+            score = self._quiescence_node(beta - 1, beta, ply, False, True)  # this node, already counted
+            if score < beta:
+                return score
         return NO_SCORE
 
     def _null_move_cut(self, depth: int, beta: int, ply: int, static: int) -> int:

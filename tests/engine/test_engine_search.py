@@ -29,6 +29,8 @@ from bot.engine.search import (
     MAX_PLY,
     NO_SCORE,
     PROBCUT_MARGIN,
+    RAZOR_DEPTH,
+    RAZOR_MARGINS,
     UPPER,
     _continuation_row,
     _ordered_moves,
@@ -330,6 +332,20 @@ def test_quiescence_stores_a_fail_low_as_at_most_alpha_and_reads_its_entries_bac
     nodes = search.nodes
     assert search._quiescence(static + 50, static + 51, 0) >= static + 51
     assert search.nodes == nodes + 1  # the node itself, decided by its entry
+
+
+def test_razoring_ends_a_shallow_node_far_below_beta_where_quiescence_fails_low() -> None:
+    """White is a queen down with nothing to capture and no check to give. At depth 2, against a
+    beta more than RAZOR_MARGINS[2] above the static evaluation, quiescence stands pat below beta
+    and that ends the node without a move searched. With beta within the margin, or one ply
+    deeper than RAZOR_DEPTH, the node is left to its moves."""
+    search = make_search("k2q4/pp6/8/8/8/8/PP6/K7 w - - 0 1")
+    static = search._evaluate()
+    nodes = search.nodes
+    assert search._static_cut(2, static + RAZOR_MARGINS[2] + 2, 0, static, True, False) == static
+    assert search.nodes == nodes
+    assert search._static_cut(2, static + RAZOR_MARGINS[2], 0, static, True, False) == NO_SCORE
+    assert search._static_cut(RAZOR_DEPTH + 1, static + 5000, 0, static, True, False) == NO_SCORE
 
 
 def test_probcut_cuts_a_node_where_a_capture_wins_far_more_than_beta() -> None:
