@@ -13,7 +13,8 @@ What the search does, and where:
   deep enough to hold every line of the mate it found, given or taken;
 - a node (``_search``): draws (repetition, the fifty-move rule unless the side to move is mated,
   stalemate, insufficient material), mate-distance bounds, check extension, the transposition
-  table (``_probe``), reverse futility and null-move pruning (``_static_cut``), ProbCut (a
+  table (``_probe``), reverse futility, null-move pruning and razoring (a shallow node far
+  below beta that quiescence cannot lift either ends: ``_static_cut``), ProbCut (a
   capture whose shallower search beats beta by a margin cuts the node: ``_probcut``), a ply
   less for a deep node the table knows no move for (internal iterative reduction), and whether
   the side to move is improving (its static evaluation against the one two plies before), which
