@@ -912,8 +912,10 @@ class _Search:
                         break
         if entry is None or entry[0] == 0:
             # A node that failed low is stored as "at most alpha", not at its own score: delta
-            # pruning skipped captures that may score above that, though not above alpha.
-            self._store(0, max(best, original_alpha), original_alpha, beta, best_move, ply)
+            # pruning skipped captures that may score above that, though not above alpha. It
+            # knows no best move, so it keeps the one the entry had (as ``_search_moves`` does).
+            kept_move = best_move if best_move != NO_MOVE or entry is None else entry[3]
+            self._store(0, max(best, original_alpha), original_alpha, beta, kept_move, ply)
         return best
 
     # -- helpers ----------------------------------------------------------------------------
