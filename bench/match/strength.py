@@ -101,8 +101,8 @@ class GameClock:
         self.lag_grace_ms = lag_grace_ms
         self.remaining_ms = {WHITE: float(control.base_ms), BLACK: float(control.base_ms)}
 
-    def go_arguments(self) -> str:
-        """The clock part of a UCI ``go`` command."""
+    def go_arguments(self, side: bool) -> str:
+        """The clock part of a UCI ``go`` command (the same for either *side*)."""
         increment = self.control.increment_ms
         return (f"wtime {int(self.remaining_ms[WHITE])} btime {int(self.remaining_ms[BLACK])} "
                 f"winc {increment} binc {increment}")
@@ -124,14 +124,16 @@ class GameClock:
 class NodeBudget:
     """``--nodes``: every move is ``go nodes N``, the same work for both engines however busy the
     machine is, so a match between two builds of one engine measures their play, not the load.
-    No clock runs; a move that takes longer than :data:`NODE_MOVE_TIMEOUT_S` is taken for a hung
-    engine and loses on time. Has :class:`GameClock`'s interface."""
+    ``--nodes-b`` gives engine B a budget of its own: how an engine's strength grows with its
+    nodes, measured against itself or a fixed opponent. No clock runs; a move that takes longer
+    than :data:`NODE_MOVE_TIMEOUT_S` is taken for a hung engine and loses on time. Has
+    :class:`GameClock`'s interface."""
 
-    def __init__(self, nodes: int) -> None:
-        self.nodes = nodes
+    def __init__(self, white_nodes: int, black_nodes: int | None = None) -> None:
+        self.nodes = {WHITE: white_nodes, BLACK: white_nodes if black_nodes is None else black_nodes}
 
-    def go_arguments(self) -> str:
-        return f"nodes {self.nodes}"
+    def go_arguments(self, side: bool) -> str:
+        return f"nodes {self.nodes[side]}"
 
     def deadline_s(self, side: bool) -> float:
         return NODE_MOVE_TIMEOUT_S
@@ -264,7 +266,7 @@ def _play_moves(record: GameRecord, players: dict[bool, UciPlayer], clock: MoveL
             record.seconds.append(reply.elapsed_s)
             verdict = referee.verdict()
             if verdict is None and player.ponder and reply.ponder:
-                player.start_pondering(record.opening.position([*record.moves, reply.ponder]), clock.go_arguments())
+                player.start_pondering(record.opening.position([*record.moves, reply.ponder]), clock.go_arguments(side))
                 expected[side] = reply.ponder
     record.result, record.reason = verdict.result, verdict.reason
     return record
@@ -277,7 +279,7 @@ def _answer(player: UciPlayer, record: GameRecord, clock: MoveLimit, side: bool,
         return player.ponderhit(clock.deadline_s(side))
     if expected is not None:
         player.stop_pondering()
-    return player.go(record.opening.position(record.moves), clock.go_arguments(), clock.deadline_s(side))
+    return player.go(record.opening.position(record.moves), clock.go_arguments(side), clock.deadline_s(side))
 
 
 def _forfeit(record: GameRecord, referee: Referee, side: bool, kind: str, detail: str) -> Verdict:
@@ -433,14 +435,20 @@ class MatchConfig:
     ponder_b: bool = False
     nodes: int | None = None
     """Set: a node budget per move instead of the time control."""
+    nodes_b: int | None = None
+    """Set (with ``nodes``): engine B's own node budget."""
     sprt: tuple[float, float] | None = None
     """Set: (elo0, elo1) of a sequential test that may end the match early."""
 
     def limit(self) -> TimeControl | NodeBudget:
         return NodeBudget(self.nodes) if self.nodes is not None else self.time_control
 
-    def new_clock(self) -> MoveLimit:
-        return NodeBudget(self.nodes) if self.nodes is not None else GameClock(self.time_control, self.lag_grace_ms)
+    def new_clock(self, a_is_white: bool) -> MoveLimit:
+        """The limit of one game's moves, in which engine A plays White if *a_is_white*."""
+        if self.nodes is None:
+            return GameClock(self.time_control, self.lag_grace_ms)
+        nodes_b = self.nodes if self.nodes_b is None else self.nodes_b
+        return NodeBudget(self.nodes, nodes_b) if a_is_white else NodeBudget(nodes_b, self.nodes)
 
 
 def schedule(openings: Sequence[Opening], games: int, seed: int) -> Iterator[tuple[int, Opening, bool]]:
@@ -487,7 +495,7 @@ class Match:
         try:
             white, black = (a, b) if a_is_white else (b, a)
             record = GameRecord(number, white.name, black.name, a_is_white, opening)
-            record = play_game(record, {WHITE: white, BLACK: black}, self.config.new_clock())
+            record = play_game(record, {WHITE: white, BLACK: black}, self.config.new_clock(a_is_white))
             self._test(record)
             return record
         finally:
@@ -589,6 +597,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tc", default="10+0.1", help="seconds+increment per side (default 10+0.1)")
     parser.add_argument("--nodes", type=int,
                         help="search this many nodes per move (go nodes N) instead of using clocks")
+    parser.add_argument("--nodes-b", type=int,
+                        help="with --nodes: engine B's nodes per move, when they differ from A's")
     parser.add_argument("--lag-grace-ms", type=int, default=100,
                         help="time an engine may overrun its clock without losing (default 100)")
     parser.add_argument("--openings", type=Path, default=DEFAULT_OPENINGS, help="openings file")
@@ -618,15 +628,18 @@ def config_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) 
         openings = load_openings(args.openings)
     except (OSError, ValueError) as error:
         parser.error(str(error))
-    if args.games < 1 or args.concurrency < 1 or args.lag_grace_ms < 0 or (args.nodes is not None and args.nodes < 1):
-        parser.error("--games, --concurrency and --nodes must be positive and --lag-grace-ms not negative")
+    if args.games < 1 or args.concurrency < 1 or args.lag_grace_ms < 0 or any(
+            nodes is not None and nodes < 1 for nodes in (args.nodes, args.nodes_b)):
+        parser.error("--games, --concurrency, --nodes and --nodes-b must be positive and --lag-grace-ms not negative")
+    if args.nodes_b is not None and args.nodes is None:
+        parser.error("--nodes-b needs --nodes (engine A's budget)")
     return MatchConfig(
         command_a=shlex.split(args.engine_a), command_b=shlex.split(args.engine_b),
         options_a=dict(args.option_a), options_b=dict(args.option_b),
         name_a=args.name_a, name_b=args.name_b, games=args.games, openings=openings,
         time_control=time_control, lag_grace_ms=args.lag_grace_ms, concurrency=args.concurrency, pgn=args.pgn,
         ponder_a=args.ponder_a, ponder_b=args.ponder_b,
-        nodes=args.nodes, sprt=args.sprt,
+        nodes=args.nodes, nodes_b=args.nodes_b, sprt=args.sprt,
     )
 
 
@@ -643,7 +656,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         name_a, name_b = match.start_engines()
         tally = Tally(name_a, name_b)
-        limit = (f"{config.nodes} nodes per move" if config.nodes is not None
+        nodes = (f"{config.nodes} nodes per move" if config.nodes_b is None
+                 else f"{config.nodes} nodes per move for A, {config.nodes_b} for B")
+        limit = (nodes if config.nodes is not None
                  else f"{config.time_control}, lag grace {config.lag_grace_ms} ms")
         print(f"{name_a} vs {name_b}: {config.games} games at {limit}, {len(config.openings)} openings from "
               f"{args.openings} (seed {args.seed}), concurrency {config.concurrency}", flush=True)

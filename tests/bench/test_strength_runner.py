@@ -168,7 +168,7 @@ def test_clock_charges_thinking_time_and_adds_increment() -> None:
     assert not clock.charge(strength.WHITE, 300.0)
     assert clock.remaining_ms[strength.WHITE] == 9_800
     assert clock.remaining_ms[strength.BLACK] == 10_000
-    assert clock.go_arguments() == "wtime 9800 btime 10000 winc 100 binc 100"
+    assert clock.go_arguments(strength.BLACK) == "wtime 9800 btime 10000 winc 100 binc 100"
     assert clock.deadline_s(strength.WHITE) == pytest.approx(9.9)
 
 
@@ -326,7 +326,24 @@ def test_node_budget_asks_for_nodes_and_runs_no_clock(fake_engine, engine_starts
     assert tally.stats["A"].time_forfeits == 0
     assert "time forfeit" not in tally.reasons
     assert tally.games == 2
-    assert strength.NodeBudget(500).go_arguments() == "nodes 500"
+    assert strength.NodeBudget(500).go_arguments(strength.BLACK) == "nodes 500"
+
+
+def test_engine_b_may_have_a_node_budget_of_its_own_whichever_colour_it_plays() -> None:
+    parser = strength.build_parser()
+    args = parser.parse_args(["--engine-a", "a", "--engine-b", "b", "--nodes", "500", "--nodes-b", "2000"])
+    config = strength.config_from_args(args, parser)
+    for a_is_white in (True, False):
+        clock = config.new_clock(a_is_white)
+        a_side, b_side = (strength.WHITE, strength.BLACK) if a_is_white else (strength.BLACK, strength.WHITE)
+        assert (clock.go_arguments(a_side), clock.go_arguments(b_side)) == ("nodes 500", "nodes 2000")
+
+
+def test_a_node_budget_for_b_alone_is_refused() -> None:
+    parser = strength.build_parser()
+    args = parser.parse_args(["--engine-a", "a", "--engine-b", "b", "--nodes-b", "2000"])
+    with pytest.raises(SystemExit):
+        strength.config_from_args(args, parser)
 
 
 def test_engine_that_ignores_stop_is_killed_and_restarted(fake_engine, engine_starts, monkeypatch) -> None:
