@@ -391,7 +391,7 @@ def format_elo(wins: int, draws: int, losses: int) -> str:
 # PGN.
 
 
-def write_pgn(record: GameRecord, path: Path, time_control: TimeControl | NodeBudget) -> None:
+def write_pgn(record: GameRecord, path: Path, time_control: TimeControl | None) -> None:
     """Appends the game to ``path`` as Knightmate PGN, with each move's thinking time as a comment."""
     board = KnightmateBoard(record.opening.fen)
     for text in record.opening.moves:
@@ -406,7 +406,7 @@ def write_pgn(record: GameRecord, path: Path, time_control: TimeControl | NodeBu
         "Event": "knightmate-bot strength match", "Date": time.strftime("%Y.%m.%d"),
         "Round": str(record.number),
         "White": record.white, "Black": record.black, "Result": record.result,
-        "TimeControl": str(time_control) if isinstance(time_control, TimeControl) else "-",
+        "TimeControl": str(time_control) if time_control is not None else "-",
         "Termination": "normal" if record.forfeit is None else record.reason,
         "Opening": record.opening.position(),
     })
@@ -440,8 +440,9 @@ class MatchConfig:
     sprt: tuple[float, float] | None = None
     """Set: (elo0, elo1) of a sequential test that may end the match early."""
 
-    def limit(self) -> TimeControl | NodeBudget:
-        return NodeBudget(self.nodes) if self.nodes is not None else self.time_control
+    def clock_control(self) -> TimeControl | None:
+        """The time control the games are played at; None when nodes limit the moves."""
+        return self.time_control if self.nodes is None else None
 
     def new_clock(self, a_is_white: bool) -> MoveLimit:
         """The limit of one game's moves, in which engine A plays White if *a_is_white*."""
@@ -538,7 +539,7 @@ class Match:
         config = self.config
         if config.pgn is not None:
             try:
-                write_pgn(record, config.pgn, config.limit())
+                write_pgn(record, config.pgn, config.clock_control())
             except ValueError as error:
                 # Our rules library disagreeing with the referee is a bug to report, not a reason to
                 # lose the match: the result is already counted.
@@ -656,10 +657,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         name_a, name_b = match.start_engines()
         tally = Tally(name_a, name_b)
-        nodes = (f"{config.nodes} nodes per move" if config.nodes_b is None
-                 else f"{config.nodes} nodes per move for A, {config.nodes_b} for B")
-        limit = (nodes if config.nodes is not None
-                 else f"{config.time_control}, lag grace {config.lag_grace_ms} ms")
+        if config.nodes is None:
+            limit = f"{config.time_control}, lag grace {config.lag_grace_ms} ms"
+        elif config.nodes_b is None:
+            limit = f"{config.nodes} nodes per move"
+        else:
+            limit = f"{config.nodes} nodes per move for A, {config.nodes_b} for B"
         print(f"{name_a} vs {name_b}: {config.games} games at {limit}, {len(config.openings)} openings from "
               f"{args.openings} (seed {args.seed}), concurrency {config.concurrency}", flush=True)
         match.run(tally, args.seed)
