@@ -654,7 +654,7 @@ class _Search:
             # previous iteration's best stays in front for the re-search.
             best_move = moves[0]
         if first_line:
-            self._store(depth, best_score, original_alpha, beta, best_move, 0)
+            self._store(depth, best_score, original_alpha, beta, best_move, best_move, 0)
         return best_score, best_move
 
     # -- the tree ---------------------------------------------------------------------------
@@ -761,7 +761,7 @@ class _Search:
             finally:
                 self._pop()
             if score >= raised_beta:
-                self._store(depth - PROBCUT_REDUCTION, score, raised_beta - 1, raised_beta, move, ply)
+                self._store(depth - PROBCUT_REDUCTION, score, raised_beta - 1, raised_beta, move, move, ply)
                 return score
         return NO_SCORE
 
@@ -826,10 +826,7 @@ class _Search:
 
         if searched == 0:
             return -MATE + ply if in_check else 0
-        # A node that failed low knows no best move (every score is an upper bound): it keeps
-        # the hash move it had rather than store the highest bound's move over it.
-        self._store(depth, best_score, original_alpha, beta, best_move if best_score > original_alpha else hash_move,
-                    ply)
+        self._store(depth, best_score, original_alpha, beta, best_move, hash_move, ply)
         return best_score
 
     def _late_move_reduction(self, move: Move, depth: int, searched: int, pv_node: bool, history: list[int],
@@ -912,10 +909,9 @@ class _Search:
                         break
         if entry is None or entry[0] == 0:
             # A node that failed low is stored as "at most alpha", not at its own score: delta
-            # pruning skipped captures that may score above that, though not above alpha. It
-            # knows no best move, so it keeps the one the entry had (as ``_search_moves`` does).
-            kept_move = best_move if best_move != NO_MOVE or entry is None else entry[3]
-            self._store(0, max(best, original_alpha), original_alpha, beta, kept_move, ply)
+            # pruning skipped captures that may score above that, though not above alpha.
+            self._store(0, max(best, original_alpha), original_alpha, beta, best_move,
+                        NO_MOVE if entry is None else entry[3], ply)
         return best
 
     # -- helpers ----------------------------------------------------------------------------
@@ -1004,8 +1000,13 @@ class _Search:
         shared = self.shared
         return self.tt.get(key) if shared is None else shared.get(key)
 
-    def _store(self, depth: int, score: int, alpha: int, beta: int, move: Move, ply: int) -> None:
+    def _store(self, depth: int, score: int, alpha: int, beta: int, move: Move, hash_move: Move, ply: int) -> None:
+        """Enters the node's result in the table with its best *move*. A node that failed low
+        knows no best move (each of its scores is an upper bound), so it keeps the *hash_move* it
+        had rather than store the highest bound's move over it."""
         flag = UPPER if score <= alpha else LOWER if score >= beta else EXACT
+        if flag == UPPER:
+            move = hash_move
         key = self.keys[-1]
         shared = self.shared
         if shared is not None:

@@ -54,7 +54,8 @@ def test_a_full_table_makes_room_without_losing_exact_entries() -> None:
     tt: dict[int, tuple[int, int, int, int]] = {1: (1, EXACT, 10, 77)}
     tt.update({key: (1, LOWER, 0, 0) for key in range(2, 9)})
     search = make_search(KnightmateBoard().fen(), tt=tt, tt_capacity=8)
-    search._store(3, 5, 0, 10, encode(chess.Move.from_uci("d2d4")), 0)
+    move = encode(chess.Move.from_uci("d2d4"))
+    search._store(3, 5, 0, 10, move, move, 0)
     assert tt[1] == (1, EXACT, 10, 77)
     assert tt[search.keys[-1]][0] == 3
     assert len(tt) < 8
