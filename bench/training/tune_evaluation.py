@@ -191,8 +191,8 @@ def fit_values(data: DataSet, aims: Array, start: Array, k: float, pull: float, 
         return loss, gradient
 
     bounds = [(value, value) if hold else (None, None) for value, hold in zip(start, frozen, strict=True)]
-    # The loss moves by about 1e-5 per centipawn of a number, so scipy's default tolerances
-    # (a gradient of 1e-5) would call the current numbers fitted before the first step.
+    # The loss's slope in a number worth a few centipawns is about 1e-5 a centipawn, which is
+    # scipy's default gradient tolerance: with it, a fit could stop before its first step.
     found = minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds,
                      options={"maxiter": 2000, "gtol": 1e-12, "ftol": 1e-15})
     result: Array = found.x

@@ -7,10 +7,6 @@ import numpy as np
 from bench.training import tune_evaluation
 
 
-def _data(rows: np.ndarray, results: np.ndarray) -> tune_evaluation.DataSet:
-    return tune_evaluation.DataSet(rows, results, np.zeros(len(results)), [str(i % 50) for i in range(len(results))])
-
-
 def test_the_fit_finds_a_number_whose_effect_is_small() -> None:
     """A number worth 3 centipawns moves the loss by so little that scipy's default tolerance calls
     a start at 0 fitted already; the fit must still find it (and the held number stays put)."""
@@ -19,6 +15,7 @@ def test_the_fit_finds_a_number_whose_effect_is_small() -> None:
     truth = np.array([3.0, 50.0])
     aims = tune_evaluation.sigmoid(rows @ truth, 1.0)
     start = np.array([0.0, 50.0])
-    fitted = tune_evaluation.fit_values(_data(rows, aims), aims, start, 1.0, 0.0, [False, True])
+    data = tune_evaluation.DataSet(rows, aims, np.zeros(len(aims)), ["game"] * len(aims))
+    fitted = tune_evaluation.fit_values(data, aims, start, 1.0, 0.0, [False, True])
     assert abs(fitted[0] - 3.0) < 0.1
     assert fitted[1] == 50.0
