@@ -32,7 +32,7 @@ import os
 import re
 import sys
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -199,15 +199,23 @@ def fit_values(data: DataSet, aims: Array, start: Array, k: float, pull: float, 
     return result
 
 
-def cross_validated_error(data: DataSet, folds: npt.NDArray[np.int64], start: Array, k: float, pull: float,
-                          frozen: Sequence[bool], result_weight: float, engine_k: float) -> float:
-    """The mean error on each fold of games of a fit (rounded) to the other folds."""
+def fold_error(data: DataSet, folds: npt.NDArray[np.int64], k: float,
+               values_for: Callable[[DataSet], Array]) -> float:
+    """The mean error on each fold of games of the numbers *values_for* gives for the other folds.
+    Folds of whole games differ in size, so this is not the error over all positions: numbers are
+    compared by this alone."""
     errors = []
     for fold in range(FOLDS):
         train, test = data.subset(folds != fold), data.subset(folds == fold)
-        fitted = fit_values(train, targets(train, result_weight, engine_k), start, k, pull, frozen)
-        errors.append(error(test, np.round(fitted), k))
+        errors.append(error(test, values_for(train), k))
     return float(np.mean(errors))
+
+
+def cross_validated_error(data: DataSet, folds: npt.NDArray[np.int64], start: Array, k: float, pull: float,
+                          frozen: Sequence[bool], result_weight: float, engine_k: float) -> float:
+    """The :func:`fold_error` of a fit (rounded) to the other folds."""
+    return fold_error(data, folds, k, lambda train: np.round(
+        fit_values(train, targets(train, result_weight, engine_k), start, k, pull, frozen)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -240,9 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"k = {k:.4f} (the data engine's scores: {engine_k:.4f}, error "
           f"{float(np.mean((sigmoid(data.engine_scores, engine_k) - data.results) ** 2)):.6f})")
     print(f"error over {FOLDS} folds of games, each predicted by a fit to the others:")
-    # The current numbers are judged as the fits are, fold by fold: folds of whole games differ in
-    # size, so their mean error is not the error over all positions.
-    current_error = float(np.mean([error(data.subset(folds == fold), current, k) for fold in range(FOLDS)]))
+    current_error = fold_error(data, folds, k, lambda train: current)
     print(f"{'current':<24} {current_error:.6f}")
     best_choice, best_error = None, current_error
     for weight in args.result_weight:
