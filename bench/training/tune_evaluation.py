@@ -200,22 +200,26 @@ def fit_values(data: DataSet, aims: Array, start: Array, k: float, pull: float, 
 
 
 def fold_error(data: DataSet, folds: npt.NDArray[np.int64], k: float,
-               values_for: Callable[[DataSet], Array]) -> float:
-    """The mean error on each fold of games of the numbers *values_for* gives for the other folds.
-    Folds of whole games differ in size, so this is not the error over all positions: numbers are
-    compared by this alone."""
+               values_for: Callable[[npt.NDArray[np.bool_]], Array]) -> float:
+    """The mean error on each fold of games of the numbers *values_for* gives for the other folds
+    (it gets their mask, and copies their rows only if it fits to them: the rows of a few hundred
+    thousand positions take gigabytes). Folds of whole games differ in size, so this is not the
+    error over all positions: numbers are compared by this alone."""
     errors = []
     for fold in range(FOLDS):
-        train, test = data.subset(folds != fold), data.subset(folds == fold)
-        errors.append(error(test, values_for(train), k))
+        errors.append(error(data.subset(folds == fold), values_for(folds != fold), k))
     return float(np.mean(errors))
 
 
 def cross_validated_error(data: DataSet, folds: npt.NDArray[np.int64], start: Array, k: float, pull: float,
                           frozen: Sequence[bool], result_weight: float, engine_k: float) -> float:
     """The :func:`fold_error` of a fit (rounded) to the other folds."""
-    return fold_error(data, folds, k, lambda train: np.round(
-        fit_values(train, targets(train, result_weight, engine_k), start, k, pull, frozen)))
+
+    def fitted(train_mask: npt.NDArray[np.bool_]) -> Array:
+        train = data.subset(train_mask)
+        return np.round(fit_values(train, targets(train, result_weight, engine_k), start, k, pull, frozen))
+
+    return fold_error(data, folds, k, fitted)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -248,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"k = {k:.4f} (the data engine's scores: {engine_k:.4f}, error "
           f"{float(np.mean((sigmoid(data.engine_scores, engine_k) - data.results) ** 2)):.6f})")
     print(f"error over {FOLDS} folds of games, each predicted by a fit to the others:")
-    current_error = fold_error(data, folds, k, lambda train: current)
+    current_error = fold_error(data, folds, k, lambda train_mask: current)
     print(f"{'current':<24} {current_error:.6f}")
     best_choice, best_error = None, current_error
     for weight in args.result_weight:
