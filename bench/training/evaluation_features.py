@@ -15,9 +15,7 @@ What is fitted, and what is not:
   per-square weights of mobility, checks and safe checks, the royal danger (its count is the
   square of the attack units on the zone), threats and hanging pieces, the passed pawns'
   royal-knight and commoner distances, rooks on files, doubled and isolated pawns, and the tempo;
-- the piece-square tables in the shapes the weights file holds them: each non-pawn table is a
-  ``step`` (centipawns per step towards the centre) plus a bonus per rank; the pawn tables are
-  per square, left-right symmetric;
+- every entry of the piece-square tables (a pawn's only from rank 2 to rank 7, where pawns stand);
 - not fitted: the phase weights, the "typical" mobility counts and the attack units per piece
   type (the score is not linear in them) and ``LAZY_MARGIN`` (a search bound, not part of the score).
 
@@ -42,15 +40,14 @@ from bot.engine import evaluation as ev
 from bot.engine import weights
 from bot.engine.constants import diagonal_attacks, signed, straight_attacks
 
-#: Pieces with a shaped piece-square table (a step and rank bonuses), by python-chess type.
-SHAPED_TABLES = {
-    chess.KNIGHT: ("COMMONER_MG", "COMMONER_EG"),
-    chess.BISHOP: ("BISHOP_MG", "BISHOP_EG"),
-    chess.ROOK: ("ROOK_MG", "ROOK_EG"),
-    chess.QUEEN: ("QUEEN_MG", "QUEEN_EG"),
-    chess.KING: ("ROYAL_MG", "ROYAL_EG"),
-}
-PAWN_TABLES = ("PAWN_MG", "PAWN_EG")
+#: The piece-square tables, (middlegame, endgame) names by python-chess piece type.
+TABLES = {piece_type: (f"{weights.TABLE_NAMES[piece_type]}_MG", f"{weights.TABLE_NAMES[piece_type]}_EG")
+          for piece_type in chess.PIECE_TYPES}
+#: The squares whose table entries are fitted, by piece type: a pawn never stands on its first
+#: or last rank, so those entries stay 0.
+TABLE_SQUARES = {piece_type: [square for square in chess.SQUARES
+                              if piece_type != chess.PAWN or 1 <= chess.square_rank(square) <= 6]
+                 for piece_type in chess.PIECE_TYPES}
 #: Numbers fitted as whole tuples, entry by entry (index 0 of PIECE_VALUES is no piece, 6 the royal knight).
 TUPLE_PARAMETERS = {
     "PIECE_VALUES": range(1, 6),
@@ -85,15 +82,6 @@ _SignedAdder = Callable[[Key, int, int, int], None]
 """Adds (key, sign, middlegame count, endgame count): sign +1 for White, -1 for Black."""
 
 
-def _pawn_entries(name: str, rows: list[list[int]]) -> dict[tuple[int, int], int]:
-    """(rank, file from the nearer edge) -> value of a pawn table (8 rows of 8, rank 1 first), checked
-    to be left-right symmetric with empty first and last ranks."""
-    for rank, row in enumerate(rows):
-        if row != row[::-1] or (rank in (0, 7) and any(row)):
-            raise ValueError(f"weights.json: {name} is not left-right symmetric with empty end ranks")
-    return {(rank, file): rows[rank][file] for rank in range(1, 7) for file in range(4)}
-
-
 def _current(data: dict[str, Any] | None = None) -> dict[Key, int]:
     """Every fitted number of the weights file's content *data* (the shipped file's by default)."""
     if data is None:
@@ -104,14 +92,10 @@ def _current(data: dict[str, Any] | None = None) -> dict[Key, int]:
             values[(name, str(index))] = data[name][index]
     for name in SCALAR_PARAMETERS:
         values[(name,)] = data[name]
-    for names in SHAPED_TABLES.values():
+    for piece_type, names in TABLES.items():
         for name in names:
-            values[(name, "step")] = data[name]["step"]
-            for rank, bonus in enumerate(data[name]["ranks"]):
-                values[(name, f"rank {rank + 1}")] = bonus
-    for name in PAWN_TABLES:
-        for (rank, file), value in _pawn_entries(name, data[name]).items():
-            values[(name, f"{'abcd'[file]}{rank + 1}")] = value
+            for square in TABLE_SQUARES[piece_type]:
+                values[(name, chess.square_name(square))] = data[name][chess.square_rank(square)][chess.square_file(square)]
     return values
 
 
@@ -171,21 +155,12 @@ def features(board: chess.Board) -> Features:
         for piece_type in chess.PIECE_TYPES:
             for square in chess.scan_forward(board.pieces_mask(piece_type, color)):
                 phase += weights.PHASE_WEIGHTS[piece_type]
-                own_view = square if color == chess.WHITE else chess.square_mirror(square)
-                rank, file = chess.square_rank(own_view), chess.square_file(own_view)
                 if piece_type != chess.KING:
                     add(("PIECE_VALUES", str(piece_type)), sign, 1, 1)
-                if piece_type == chess.PAWN:
-                    entry = f"{'abcd'[min(file, 7 - file)]}{rank + 1}"
-                    add((PAWN_TABLES[0], entry), sign, 1, 0)
-                    add((PAWN_TABLES[1], entry), sign, 0, 1)
-                    continue
-                mg_name, eg_name = SHAPED_TABLES[piece_type]
-                steps = weights.centrality(own_view)
-                add((mg_name, "step"), sign, steps, 0)
-                add((mg_name, f"rank {rank + 1}"), sign, 1, 0)
-                add((eg_name, "step"), sign, 0, steps)
-                add((eg_name, f"rank {rank + 1}"), sign, 0, 1)
+                entry = chess.square_name(square if color == chess.WHITE else chess.square_mirror(square))
+                mg_name, eg_name = TABLES[piece_type]
+                add((mg_name, entry), sign, 1, 0)
+                add((eg_name, entry), sign, 0, 1)
 
     pieces = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
     white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]

@@ -1,8 +1,8 @@
 """Reads and writes the evaluation's numbers in ``bot/engine/data/weights.json``.
 
 The tuner's numbers (in ``evaluation_features.KEYS`` order) go into the file in the forms
-:mod:`bot.engine.weights` reads: scalars, lists, the pawn tables as 8 rows of 8 (rank 1 first),
-the other piece-square tables as a step and 8 rank bonuses. Only the numbers change: everything
+:mod:`bot.engine.weights` reads: scalars, lists, the piece-square tables as 8 rows of 8 (rank 1 first,
+a pawn's end ranks 0). Only the numbers change: everything
 the tuner does not fit (the phase weights, the typical mobility counts, unfitted entries such as
 the royal knight's value) is kept as the file has it. One entry a line, so a refit reads as a diff.
 """
@@ -13,6 +13,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import chess
 
 import bot.engine
 from bench.training import evaluation_features as model
@@ -31,18 +33,15 @@ def with_values(data: dict[str, Any], values: Sequence[int]) -> dict[str, Any]:
             new[name][index] = by_key[(name, str(index))]
     for name in model.SCALAR_PARAMETERS:
         new[name] = by_key[(name,)]
-    for names in model.SHAPED_TABLES.values():
+    for names in model.TABLES.values():
         for name in names:
-            new[name] = {"step": by_key[(name, "step")],
-                         "ranks": [by_key[(name, f"rank {rank + 1}")] for rank in range(8)]}
-    for name in model.PAWN_TABLES:
-        new[name] = [[0 if rank in (0, 7) else by_key[(name, f"{'abcd'[min(f, 7 - f)]}{rank + 1}")]
-                      for f in range(8)] for rank in range(8)]
+            new[name] = [[by_key.get((name, chess.square_name(chess.square(file, rank))), 0) for file in range(8)]
+                         for rank in range(8)]
     return new
 
 
 def dumps(data: dict[str, Any]) -> str:
-    """The file's text: one name a line, a pawn table's rows one a line."""
+    """The file's text: one name a line, a piece-square table's rows one a line."""
     lines = []
     for name, value in data.items():
         if isinstance(value, list) and value and isinstance(value[0], list):

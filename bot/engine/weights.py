@@ -12,10 +12,8 @@ What each number means, and why the term exists, is said where the evaluation us
 (:mod:`bot.engine.evaluation`). In the file: scalars; tuples as lists (index by python-chess
 piece type for ``PIECE_VALUES``, ``PHASE_WEIGHTS`` and ``ROYAL_ATTACK_UNITS``, where COMMONER is
 chess.KNIGHT; by count, rank or distance elsewhere; (middlegame, endgame) pairs); a slider's ``*_MOBILITY`` as
-[middlegame, endgame, typical squares], read into a :class:`Mobility`; the pawn tables as 8
-rows of 8 entries, rank 1 first, from White's view; the other piece-square tables in the shape
-the evaluation has always given them: ``step`` centipawns per step from the rim towards the
-centre plus a bonus per rank (``ranks``, rank 1 first).
+[middlegame, endgame, typical squares], read into a :class:`Mobility`; the piece-square tables as 8
+rows of 8 entries, rank 1 first, from White's view (a pawn's first and last ranks hold 0).
 
 In the compiled build the constants are mypyc ``Final`` module attributes: native statics that
 the other compiled modules read without a dictionary lookup.
@@ -84,28 +82,6 @@ def _mobility(name: str) -> Mobility:
     return Mobility(middlegame, endgame, typical)
 
 
-def centrality(square: chess.Square) -> int:
-    """0 on the rim up to 3 in the four centre squares: the steps a shaped table counts."""
-    file, rank = chess.square_file(square), chess.square_rank(square)
-    return min(file, 7 - file, rank, 7 - rank)
-
-
-def shaped_table(step: int, ranks: tuple[int, ...]) -> tuple[int, ...]:
-    """A piece-square table (a1 first) of *step* per step towards the centre plus a bonus by rank."""
-    return tuple(step * centrality(square) + ranks[chess.square_rank(square)] for square in chess.SQUARES)
-
-
-def _shaped(name: str) -> tuple[int, ...]:
-    value = _DATA.get(name)
-    if not isinstance(value, dict) or set(value) != {"step", "ranks"}:
-        raise ValueError(f"weights.json: {name} must be an object with a step and 8 ranks")
-    step, ranks = value["step"], value["ranks"]
-    if not isinstance(step, int) or not isinstance(ranks, list) or len(ranks) != 8 \
-            or not all(isinstance(v, int) for v in ranks):
-        raise ValueError(f"weights.json: {name} must be an object with an integer step and 8 integer ranks")
-    return shaped_table(step, tuple(ranks))
-
-
 def _rows(name: str) -> tuple[int, ...]:
     value = _DATA.get(name)
     if not isinstance(value, list) or len(value) != 8 \
@@ -158,11 +134,15 @@ PASSED_COMMONER_DISTANCE: Final = _pair("PASSED_COMMONER_DISTANCE")
 DOUBLED_PAWN: Final = _int("DOUBLED_PAWN")
 ISOLATED_PAWN: Final = _int("ISOLATED_PAWN")
 
+#: The piece-square tables' names in the file, by python-chess piece type (each name is followed
+#: by ``_MG`` or ``_EG``; index 0 is no piece).
+TABLE_NAMES: Final = ("", "PAWN", "COMMONER", "BISHOP", "ROOK", "QUEEN", "ROYAL")
+
+
 def _piece_square_tables(half: str) -> tuple[tuple[int, ...], ...]:
     """The middlegame (*half* ``"MG"``) or endgame (``"EG"``) piece-square tables from White's
     view, a1 first, by python-chess piece type (index 0, no piece, empty)."""
-    shaped = tuple(_shaped(f"{name}_{half}") for name in ("COMMONER", "BISHOP", "ROOK", "QUEEN", "ROYAL"))
-    return ((), _rows(f"PAWN_{half}"), *shaped)
+    return ((), *(_rows(f"{name}_{half}") for name in TABLE_NAMES[1:]))
 
 
 MG_TABLES: Final = _piece_square_tables("MG")

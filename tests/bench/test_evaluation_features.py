@@ -27,15 +27,43 @@ def test_features_times_the_current_numbers_are_the_evaluation() -> None:
 
 
 def test_every_number_is_used_by_some_position() -> None:
-    """A number whose counts are always zero would be fitted to nothing (a key misspelt in one place)."""
+    """A number whose counts are always zero would be fitted to nothing (a key misspelt in one
+    place). The piece-square entries are checked square by square below: random games do not
+    put every piece on every square."""
     used: set[int] = set()
     for board in random_positions(600, seed=72, plies=range(1, 160)):
         f = evaluation_features.features(board)
         used.update(i for i, (m, e) in enumerate(zip(f.mg, f.eg, strict=True)) if m or e)
     used.add(evaluation_features.TEMPO)  # outside the blend: counted as the side to move
-    unused = [evaluation_features.label(evaluation_features.KEYS[i])
-              for i in range(len(evaluation_features.KEYS)) if i not in used]
+    table_names = {name for names in evaluation_features.TABLES.values() for name in names}
+    unused = [evaluation_features.label(key) for i, key in enumerate(evaluation_features.KEYS)
+              if i not in used and key[0] not in table_names]
     assert not unused
+
+
+@pytest.mark.parametrize("piece_type", chess.PIECE_TYPES)
+def test_a_piece_counts_its_own_table_entry_on_every_square(piece_type: chess.PieceType) -> None:
+    """A piece of either colour on a square counts +1 or -1 (White, Black) for that square, seen
+    from its own side, in the middlegame table and the endgame one: every fitted entry is reached,
+    and Black's view is mirrored. The royal knights stand where no other count meets the one
+    looked at."""
+    mg_name, eg_name = evaluation_features.TABLES[piece_type]
+    for square in evaluation_features.TABLE_SQUARES[piece_type]:
+        for color in chess.COLORS:
+            own_view = square if color == chess.WHITE else chess.square_mirror(square)
+            board = KnightmateBoard(None)
+            board.set_piece_at(square, chess.Piece(piece_type, color))
+            for royal_color in chess.COLORS:
+                if piece_type == chess.KING and royal_color == color:
+                    continue
+                free = next(s for s in (chess.A1, chess.H1, chess.A8, chess.H8, chess.D4)
+                            if board.piece_at(s) is None and s != own_view and chess.square_mirror(s) != own_view)
+                board.set_piece_at(free, chess.Piece(chess.KING, royal_color))
+            counts = evaluation_features.features(board)
+            sign = 1 if color == chess.WHITE else -1
+            for name, half in ((mg_name, counts.mg), (eg_name, counts.eg)):
+                assert half[evaluation_features.INDEX[(name, chess.square_name(own_view))]] == sign, \
+                    (name, chess.square_name(square), color)
 
 
 def test_changed_numbers_change_the_score_as_the_counts_say() -> None:
@@ -70,13 +98,15 @@ def test_numbers_written_into_the_weights_file_are_the_numbers_read_back(tmp_pat
 
 def test_the_engine_reads_its_numbers_from_the_weights_file() -> None:
     """The tables the position and evaluation use are built from the file: a piece-square entry is
-    the piece's value plus its table's step and rank bonus, and a slider's mobility weights are
-    its [middlegame, endgame, typical], as the file says."""
+    the piece's value plus its table's entry (rank 1 first, Black's mirrored), and a slider's
+    mobility weights are its [middlegame, endgame, typical], as the file says."""
     data = weights.read_data()
-    queen = data["QUEEN_MG"]
-    expected = data["PIECE_VALUES"][chess.QUEEN] + queen["step"] * 3 + queen["ranks"][3]
-    assert weights.MG[weights.piece_square_index(chess.WHITE, chess.QUEEN, chess.D4)] == expected
-    assert weights.MG[weights.piece_square_index(chess.BLACK, chess.QUEEN, chess.D5)] == -expected
+    expected = data["PIECE_VALUES"][chess.QUEEN] + data["QUEEN_MG"][3][2]  # c4
+    assert weights.MG[weights.piece_square_index(chess.WHITE, chess.QUEEN, chess.C4)] == expected
+    assert weights.MG[weights.piece_square_index(chess.BLACK, chess.QUEEN, chess.C5)] == -expected
+    expected = data["PIECE_VALUES"][chess.ROOK] + data["ROOK_EG"][6][7]  # h7
+    assert weights.EG[weights.piece_square_index(chess.WHITE, chess.ROOK, chess.H7)] == expected
+    assert weights.EG[weights.piece_square_index(chess.BLACK, chess.ROOK, chess.H2)] == -expected
     for name in ("BISHOP_MOBILITY", "ROOK_MOBILITY", "QUEEN_MOBILITY"):
         mobility = getattr(weights, name)
         assert [mobility.middlegame, mobility.endgame, mobility.typical] == data[name]
