@@ -95,7 +95,8 @@ def _current(data: dict[str, Any] | None = None) -> dict[Key, int]:
     for piece_type, names in TABLES.items():
         for name in names:
             for square in TABLE_SQUARES[piece_type]:
-                values[(name, chess.square_name(square))] = data[name][chess.square_rank(square)][chess.square_file(square)]
+                row = data[name][chess.square_rank(square)]
+                values[(name, chess.square_name(square))] = row[chess.square_file(square)]
     return values
 
 
