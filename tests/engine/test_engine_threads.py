@@ -32,14 +32,15 @@ TIMEOUT_S = 30
 #: commoners' passed-pawn distances (both builds alike), again when futility and late-move
 #: pruning reached depths 6 and 7, and again with the larger null-move reduction, internal
 #: iterative reduction and the improving flag, with ProbCut, with quiescence's use of the table,
-#: and with razoring (both builds alike each time). A change to the search or the
+#: with razoring, and with the evaluation's refit piece-square tables (both builds alike each
+#: time). A change to the search or the
 #: evaluation that changes them changes these figures on purpose; Threads must not.
 POSITIONS_AND_NODES = [
-    ("rmbqkbmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQkq - 0 1", 6228, 785),
-    ("r1bqkb1r/ppp2ppp/2m2m2/3pp3/4P3/2M2M2/PPPP1PPP/R1BQKB1R w KQkq - 0 4", 15216, 1131),
-    ("r3k2r/pp1b1ppp/2mqpm2/3p4/3P4/2MBPM2/PPQ2PPP/R3K2R w KQkq - 4 10", 15390, 3856),
-    ("2r1k2r/pp3ppp/2m1pm2/3p4/3P4/2M1PM2/PP3PPP/2R1K2R b Kk - 2 16", 20968, 16179),
-    ("8/5pk1/3m2p1/8/3P4/5MP1/5P2/6K1 w - - 0 40", 3095, 588),
+    ("rmbqkbmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQkq - 0 1", 10709, 769),
+    ("r1bqkb1r/ppp2ppp/2m2m2/3pp3/4P3/2M2M2/PPPP1PPP/R1BQKB1R w KQkq - 0 4", 12329, 6877),
+    ("r3k2r/pp1b1ppp/2mqpm2/3p4/3P4/2MBPM2/PPQ2PPP/R3K2R w KQkq - 4 10", 13459, 2908),
+    ("2r1k2r/pp3ppp/2m1pm2/3p4/3P4/2M1PM2/PP3PPP/2R1K2R b Kk - 2 16", 15546, 1053),
+    ("8/5pk1/3m2p1/8/3P4/5MP1/5P2/6K1 w - - 0 40", 2556, 407),
 ]
 #: Mates in two, one with the queen alone, one with queen and rook (the search's own test set has more).
 MATES_IN_TWO = ["8/3Q4/8/8/8/8/K4k2/8 w - - 0 1", "1k6/8/4K1Q1/8/8/8/2R5/8 w - - 0 1"]
