@@ -1,10 +1,10 @@
 """Reads and writes the evaluation's numbers in ``bot/engine/data/weights.json``.
 
 The tuner's numbers (in ``evaluation_features.KEYS`` order) go into the file in the forms
-:mod:`bot.engine.weights` reads: scalars, lists, the piece-square tables as 8 rows of 8 (rank 1 first,
-a pawn's end ranks 0). Only the numbers change: everything
-the tuner does not fit (the phase weights, the typical mobility counts, unfitted entries such as
-the royal knight's value) is kept as the file has it. One entry a line, so a refit reads as a diff.
+:mod:`bot.engine.weights` reads: scalars, lists, the piece-square tables as 8 rows of 8 (rank 1
+first, a pawn's end ranks 0). Only the numbers change: everything the tuner does not fit (the
+phase weights, the typical mobility counts, unfitted entries such as the royal knight's value) is
+kept as the file has it. One entry a line, so a refit reads as a diff.
 """
 
 from __future__ import annotations

@@ -33,8 +33,8 @@ TIMEOUT_S = 30
 #: pruning reached depths 6 and 7, and again with the larger null-move reduction, internal
 #: iterative reduction and the improving flag, with ProbCut, with quiescence's use of the table,
 #: with razoring, and with the evaluation's refit piece-square tables (both builds alike each
-#: time). A change to the search or the
-#: evaluation that changes them changes these figures on purpose; Threads must not.
+#: time). A change to the search or the evaluation that changes them changes these figures on
+#: purpose; Threads must not.
 POSITIONS_AND_NODES = [
     ("rmbqkbmr/pppppppp/8/8/8/8/PPPPPPPP/RMBQKBMR w KQkq - 0 1", 10709, 769),
     ("r1bqkb1r/ppp2ppp/2m2m2/3pp3/4P3/2M2M2/PPPP1PPP/R1BQKB1R w KQkq - 0 4", 12329, 6877),
