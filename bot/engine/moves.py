@@ -110,6 +110,18 @@ def static_exchange(position: Position, move: Move) -> int:
     return gains[0]
 
 
+#: A sort key packs an ordering score above the 16 bits of a move (moves take 15), so that a
+#: list of plain ints sorts moves by score (the move itself breaks ties) with no tuple a move.
+ORDER_SHIFT: Final = 16
+MOVE_MASK: Final = 0xFFFF
+
+
+def best_first(keys: list[int]) -> list[Move]:
+    """The moves packed in *keys* (``score << ORDER_SHIFT | move``), highest score first."""
+    keys.sort(reverse=True)
+    return [key & MOVE_MASK for key in keys]
+
+
 def capture_order(gain: int, attacker: int) -> int:
     """The sort key of a capture (highest first) that wins *gain* centipawns with a piece of type
     *attacker*: the most valuable victim first, and among equal gains the cheapest attacker (piece
@@ -117,11 +129,11 @@ def capture_order(gain: int, attacker: int) -> int:
     return gain * 8 - attacker
 
 
-def gaining_moves(position: Position, min_gain: int, skip_losing: bool = False) -> list[tuple[int, Move]]:
+def gaining_moves(position: Position, min_gain: int, skip_losing: bool = False) -> list[Move]:
     """Pseudo-legal moves that gain at least *min_gain* centipawns of material, captures and queen
-    promotions, as (material gain, move), most valuable victim first, cheapest attacker first
-    among equal victims (:func:`capture_order`). (:meth:`Position.captures` is every capture
-    onto some squares, unscored.)
+    promotions, most valuable victim first (a promotion counts its queen's gain and any capture's),
+    cheapest attacker first among equal victims (:func:`capture_order`). (:meth:`Position.captures`
+    is every capture onto some squares, unscored.)
 
     Victims too cheap for *min_gain* are masked out before generation, so a delta-pruned node
     generates little or nothing. Promotions to a queen come too, by capture or onto an empty
@@ -142,7 +154,7 @@ def gaining_moves(position: Position, min_gain: int, skip_losing: bool = False) 
         targets |= position.pieces_of(victim)
     last_rank = BB_RANK_8 if turn == WHITE else BB_RANK_1
     targets = (targets | last_rank & ~position.kings) & enemy  # promoting may still be worth it
-    scored = []
+    scored: list[int] = []
     if targets:
         types = position.types
         for move in position.captures(targets):
@@ -158,12 +170,11 @@ def gaining_moves(position: Position, min_gain: int, skip_losing: bool = False) 
             attacker = types[from_square_of(move)]
             if skip_losing and PIECE_VALUES[attacker] > gain and position.is_attacked(not turn, to_square):
                 continue
-            scored.append((capture_order(gain, attacker), gain, move))
+            scored.append(capture_order(gain, attacker) << ORDER_SHIFT | move)
     if _PROMOTION_GAIN >= min_gain:
         for move in _quiet_queen_promotions(position):
-            scored.append((capture_order(_PROMOTION_GAIN, PAWN), _PROMOTION_GAIN, move))
-    scored.sort(reverse=True)
-    return [(gain, move) for _, gain, move in scored]
+            scored.append(capture_order(_PROMOTION_GAIN, PAWN) << ORDER_SHIFT | move)
+    return best_first(scored)
 
 
 def _quiet_queen_promotions(position: Position) -> list[Move]:

@@ -58,13 +58,24 @@ from collections.abc import Callable, Iterator
 from typing import Final, Protocol
 
 import chess
+from librt.vecs import append, vec
 from mypy_extensions import i64
 
 from bot.engine import evaluation, levels
 from bot.engine.book import OpeningBook
 from bot.engine.clock import Budget, Limits, Ponder, budget
 from bot.engine.constants import BB_SQUARES, Bitboard, popcount
-from bot.engine.moves import capture_order, check_squares, gaining_moves, gives_check, quiet_checks, static_exchange
+from bot.engine.moves import (
+    MOVE_MASK,
+    ORDER_SHIFT,
+    best_first,
+    capture_order,
+    check_squares,
+    gaining_moves,
+    gives_check,
+    quiet_checks,
+    static_exchange,
+)
 from bot.engine.nnue import Net, shipped_net
 from bot.engine.position import (
     FROM_TO_SLOTS,
@@ -169,8 +180,8 @@ UNSTABLE_TIME_FACTOR: Final = 2.0
 UNSTABLE_SCORE_DROP: Final = 40
 UNSTABLE_FROM_DEPTH: Final = 5
 
-#: Evaluations remembered per search (about 100 bytes each).
-EVAL_CACHE_SIZE: Final = 200_000
+#: Static evaluations remembered (a power of two; 16 bytes each): see :class:`EvalCache`.
+EVAL_CACHE_SLOTS: Final = 1 << 18
 
 #: History scores stay within +-HISTORY_MAX: each update moves a score towards the bound by a
 #: share of the distance left ("gravity"), so old lessons fade as new ones come and no score
@@ -204,9 +215,6 @@ UPPER: Final = 2
 #: of the same victim and ahead of quiet moves; the underpromotions rank below any capture of a
 #: commoner or better.
 _PROMOTION_ORDER: Final[tuple[int, ...]] = (0, 0, -3000, -4000, -3500, 9000)
-#: Sort keys pack an ordering score above the 15 bits of a move.
-_SCORE_SHIFT: Final = 16
-_MOVE_BITS: Final = (1 << _SCORE_SHIFT) - 1
 
 
 class StopSignal(Protocol):
@@ -217,6 +225,23 @@ class StopSignal(Protocol):
 
 class _Abort(Exception):
     """Raised inside the tree when the deadline, the node limit or the stop flag is reached."""
+
+
+class EvalCache:
+    """Static evaluations by position key, one a slot chosen by the key's low bits (the newest
+    stays): native arrays, where a dict cost a boxed key, a hash and a boxed score a lookup.
+    An evaluation depends on the position alone, so the cache outlives a search; only another
+    evaluator (the NNUE on or off) makes it stale (see :meth:`clear`)."""
+
+    def __init__(self) -> None:
+        self.keys = vec[i64]([0] * EVAL_CACHE_SLOTS)
+        self.scores = vec[i64]([0] * EVAL_CACHE_SLOTS)
+
+    def clear(self) -> None:
+        """Forgets every evaluation (key 0 is never looked up: see ``_Search._evaluate``)."""
+        keys = self.keys
+        for slot in range(EVAL_CACHE_SLOTS):
+            keys[slot] = 0
 
 
 class Engine:
@@ -245,13 +270,24 @@ class Engine:
         self.book = book
         self.elo = elo
         self._rng = random.Random(seed)
-        self.net: Net | None = shipped_net() if nnue else None
+        self._eval_cache = EvalCache()
+        self.net = shipped_net() if nnue else None
         self._tt: dict[int, tuple[int, int, int, Move]] = {}
         self._history: list[list[int]] = [[0] * FROM_TO_SLOTS for _ in chess.COLORS]
         self._countermoves: list[list[Move]] = [[NO_MOVE] * FROM_TO_SLOTS for _ in chess.COLORS]
         self._continuation: list[int] = [0] * (_CONTINUATION_ROW * _CONTINUATION_ROW)
         self._pawn_cache: evaluation.PawnCache = {}
         self.threads = threads
+
+    @property
+    def net(self) -> Net | None:
+        """The network that scores positions, or None for the hand evaluation."""
+        return self._net
+
+    @net.setter
+    def net(self, value: Net | None) -> None:
+        self._net = value
+        self._eval_cache.clear()
 
     @property
     def hash_mb(self) -> int:
@@ -374,7 +410,7 @@ class Engine:
         pool = self._helpers_on(board) if strength is None else None
         search = _Search(board, limits, time_budget, started, stop,
                          self._tt, self._tt_capacity, self._history, self._countermoves, self._continuation,
-                         self._pawn_cache, ponder,
+                         self._pawn_cache, self._eval_cache, ponder,
                          lines, levels.MIN_DEPTH if strength is not None else 0,
                          pool.table if pool is not None else None)
         if self.net is not None:
@@ -413,7 +449,7 @@ class Engine:
         self._trim_tables()
         search = _Search(board, Limits(infinite=True), Budget(None, None), time.perf_counter(), stop,
                          self._tt, self._tt_capacity, self._history, self._countermoves, self._continuation,
-                         self._pawn_cache, None, 1, 0, table, worker)
+                         self._pawn_cache, self._eval_cache, None, 1, 0, table, worker)
         if self.net is not None:
             search.position.use_nnue(self.net)
         search.depth = worker % 2
@@ -470,7 +506,8 @@ class _Search:
     def __init__(self, board: KnightmateBoard, limits: Limits, time_budget: Budget, started: float,
                  stop: StopSignal | None, tt: dict[int, tuple[int, int, int, Move]],
                  tt_capacity: int, history: list[list[int]], countermoves: list[list[Move]],
-                 continuation: list[int], pawn_cache: evaluation.PawnCache, ponder: Ponder | None, multipv: int,
+                 continuation: list[int], pawn_cache: evaluation.PawnCache, eval_cache: EvalCache,
+                 ponder: Ponder | None, multipv: int,
                  min_depth: int, shared: SharedTable | None = None, worker: int = 0) -> None:
         self.position, self.keys = _replay(board)
         self.multipv = multipv
@@ -506,7 +543,7 @@ class _Search:
         # the game's last move: a node's countermove is looked up by the move before it.
         self.stack: list[Move] = [encode(board.peek()) if board.move_stack else NO_MOVE]
         self.pawn_cache = pawn_cache
-        self.eval_cache: dict[int, int] = {}
+        self.eval_cache = eval_cache
         self.nodes = 0
         self.node_limit = limits.nodes if limits.nodes is not None else None
         self.next_check = CHECK_EVERY if self.node_limit is None else min(CHECK_EVERY, self.node_limit)
@@ -748,7 +785,7 @@ class _Search:
         raised_beta = beta + PROBCUT_MARGIN
         needed = raised_beta - static
         pin_squares = position.pin_squares(False)
-        for _, move in gaining_moves(position, needed, skip_losing=True):
+        for move in gaining_moves(position, needed, skip_losing=True):
             if static_exchange(position, move) < needed:
                 continue
             if not self._push_legal(move, pin_squares):
@@ -872,7 +909,7 @@ class _Search:
                 return score
         original_alpha = alpha
         best_move = NO_MOVE
-        moves: list[tuple[int, Move]]
+        moves: list[Move]
         if in_check:
             if ply >= MAX_PLY:
                 return self._evaluate()
@@ -891,9 +928,9 @@ class _Search:
             if first:
                 # A check that loses its exchange is taken at once (unless it mates, which the
                 # search proper finds a ply earlier).
-                moves += [(0, move) for move in quiet_checks(position) if static_exchange(position, move) >= 0]
+                moves += [move for move in quiet_checks(position) if static_exchange(position, move) >= 0]
         pin_squares = position.pin_squares(in_check)
-        for _, move in moves:
+        for move in moves:
             if not self._push_legal(move, pin_squares):
                 continue
             try:
@@ -951,13 +988,16 @@ class _Search:
             self._checkpoint()
 
     def _evaluate(self) -> int:
-        """The full static evaluation, cached by position key (transpositions are common)."""
-        key = self.keys[-1]
-        score = self.eval_cache.get(key)
-        if score is None:
-            if len(self.eval_cache) >= EVAL_CACHE_SIZE:
-                self.eval_cache.clear()
-            score = self.eval_cache[key] = evaluation.evaluate(self.position, self.pawn_cache)
+        """The full static evaluation, cached by position key (transpositions are common, and a
+        position comes back in the next move's search)."""
+        key: i64 = self.keys[-1]
+        slot = key & (EVAL_CACHE_SLOTS - 1)
+        cache = self.eval_cache
+        if key and cache.keys[slot] == key:
+            return cache.scores[slot]
+        score = evaluation.evaluate(self.position, self.pawn_cache)
+        cache.keys[slot] = key
+        cache.scores[slot] = score
         return score
 
     def _is_draw(self, ply: int) -> bool:
@@ -1176,21 +1216,20 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], cou
     types = position.types
     values = PIECE_VALUES
     them = not position.turn
-    good, bad = [], []
+    good, bad = vec[i64](), vec[i64]()
     for move in position.captures(position.side(them)):
         if move == hash_move:
             continue
         victim = values[types[to_square_of(move)] or PAWN]
         attacker = types[from_square_of(move)]
         promotion = promotion_of(move)
-        item = (capture_order(victim, attacker) + _PROMOTION_ORDER[promotion]) << _SCORE_SHIFT | move
+        item = (capture_order(victim, attacker) + _PROMOTION_ORDER[promotion]) << ORDER_SHIFT | move
         if values[attacker] > victim and not promotion and static_exchange(position, move) < 0:
-            bad.append(item)
+            bad = append(bad, item)
         else:
-            good.append(item)
-    good.sort(reverse=True)
-    for item in good:
-        yield item & _MOVE_BITS
+            good = append(good, item)
+    for left in range(len(good), 0, -1):
+        yield _take_best(good, left) & MOVE_MASK
 
     first_killer, second_killer = killers
     for killer in killers:
@@ -1201,17 +1240,33 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], cou
         yield countermove
     else:
         countermove = NO_MOVE
-    scored = [(_PROMOTION_ORDER[promotion_of(move)] if promotion_of(move)
-               else _quiet_score(position, move, history, continuation, replies) - _QUIET_ORDER_OFFSET)
-              << _SCORE_SHIFT | move
-              for move in position.quiet_moves()
-              if move != hash_move and move != first_killer and move != second_killer and move != countermove]
-    scored.sort(reverse=True)
-    for item in scored:
-        yield item & _MOVE_BITS
-    bad.sort(reverse=True)
-    for item in bad:
-        yield item & _MOVE_BITS
+    scored = vec[i64]()
+    for move in position.quiet_moves():
+        if move != hash_move and move != first_killer and move != second_killer and move != countermove:
+            promotion = promotion_of(move)
+            order = _PROMOTION_ORDER[promotion] if promotion \
+                else _quiet_score(position, move, history, continuation, replies) - _QUIET_ORDER_OFFSET
+            scored = append(scored, order << ORDER_SHIFT | move)
+    for left in range(len(scored), 0, -1):
+        yield _take_best(scored, left) & MOVE_MASK
+    for left in range(len(bad), 0, -1):
+        yield _take_best(bad, left) & MOVE_MASK
+
+
+def _take_best(items: vec[i64], count: int) -> i64:
+    """The highest of the first *count* (at least one) *items*, whose place the last of them
+    takes: a selection sort, one step at a time, for a node is often cut by its first moves
+    and most of a full sort would be wasted. Items are distinct (each holds its move), so the
+    order is the one a sort would give."""
+    last = count - 1
+    best_index = last
+    best = items[last]
+    for index in range(last):
+        item = items[index]
+        if item > best:
+            best, best_index = item, index
+    items[best_index] = items[last]
+    return best
 
 
 def _is_playable_quiet(position: Position, move: Move, hash_move: Move) -> bool:
@@ -1221,19 +1276,19 @@ def _is_playable_quiet(position: Position, move: Move, hash_move: Move) -> bool:
     return move != NO_MOVE and move != hash_move and not position.is_capture(move) and position.is_pseudo_legal(move)
 
 
-def _by_capture_value(position: Position, moves: list[Move]) -> list[tuple[int, Move]]:
-    """Moves with their captured value, most valuable victim first, then cheapest attacker."""
+def _by_capture_value(position: Position, moves: list[Move]) -> list[Move]:
+    """*moves* by their captured value (a promotion's gain included), most valuable victim
+    first, then cheapest attacker."""
     types = position.types
     values = PIECE_VALUES
-    scored = []
+    keys = []
     for move in moves:
         value = values[types[to_square_of(move)] or PAWN] if position.is_capture(move) else 0
         promotion = promotion_of(move)
         if promotion:
             value += values[promotion] - values[PAWN]
-        scored.append((capture_order(value, types[from_square_of(move)]), value, move))
-    scored.sort(reverse=True)
-    return [(value, move) for _, value, move in scored]
+        keys.append(capture_order(value, types[from_square_of(move)]) << ORDER_SHIFT | move)
+    return best_first(keys)
 
 
 def _mate_plies(mate: int) -> int:

@@ -29,7 +29,7 @@ def test_quiescence_promotes_on_an_empty_square() -> None:
     square was stood pat on as a pawn."""
     fen = "4k3/P7/8/8/8/8/8/4K3 w - - 0 1"
     promotion = encode(chess.Move.from_uci("a7a8q"))
-    assert promotion in [move for _, move in gaining_moves(Position.from_board(KnightmateBoard(fen)), 1)]
+    assert promotion in gaining_moves(Position.from_board(KnightmateBoard(fen)), 1)
     score = make_search(fen)._quiescence(-30_000, 30_000, 1)
     assert score > 700  # a queen, not a pawn
 

@@ -12,9 +12,9 @@ from tests.helpers.random_positions import random_positions
 from variant import KnightmateBoard
 
 
-def gaining_moves_of(board: KnightmateBoard, min_gain: int, skip_losing: bool = False) -> list[tuple[int, chess.Move]]:
+def gaining_moves_of(board: KnightmateBoard, min_gain: int, skip_losing: bool = False) -> list[chess.Move]:
     """The quiescence generator's moves on the lean position made from *board*, as python-chess moves."""
-    return [(gain, decode(move)) for gain, move in gaining_moves(Position.from_board(board), min_gain, skip_losing)]
+    return [decode(move) for move in gaining_moves(Position.from_board(board), min_gain, skip_losing)]
 
 
 def expected_captures(board: KnightmateBoard) -> set[chess.Move]:
@@ -25,20 +25,22 @@ def expected_captures(board: KnightmateBoard) -> set[chess.Move]:
 
 def test_all_captures_are_the_boards_pseudo_legal_captures_with_queen_promotions() -> None:
     for board in random_positions(150, seed=9):
-        generated = [move for _, move in gaining_moves_of(board, -10_000)]
+        generated = gaining_moves_of(board, -10_000)
         assert len(generated) == len(set(generated))
         assert set(generated) == expected_captures(board), board.fen()
 
 
-def test_captures_come_most_valuable_victim_first() -> None:
+def test_captures_come_most_valuable_victim_first_then_cheapest_attacker() -> None:
     for board in random_positions(100, seed=10):
-        gains = [gain for gain, move in gaining_moves_of(board, -10_000) if not move.promotion]
-        assert gains == sorted(gains, reverse=True), board.fen()
+        orders = [capture_order(PIECE_VALUES[board.piece_type_at(move.to_square) or chess.PAWN],
+                                board.piece_type_at(move.from_square) or 0)
+                  for move in gaining_moves_of(board, -10_000) if not move.promotion]
+        assert orders == sorted(orders, reverse=True), board.fen()
 
 
 def test_threshold_drops_only_captures_worth_less() -> None:
     for board in random_positions(100, seed=11):
-        kept = {move for _, move in gaining_moves_of(board, PIECE_VALUES[chess.BISHOP])}
+        kept = set(gaining_moves_of(board, PIECE_VALUES[chess.BISHOP]))
         for move in expected_captures(board):
             victim = board.piece_type_at(move.to_square) or chess.PAWN  # en passant takes a pawn
             worth = PIECE_VALUES[victim] >= PIECE_VALUES[chess.BISHOP] or move.promotion is not None
@@ -98,7 +100,7 @@ def test_static_exchange_agrees_with_an_exchange_played_on_the_board() -> None:
 
 def test_skip_losing_drops_only_defended_victims_taken_by_bigger_pieces() -> None:
     for board in random_positions(100, seed=12):
-        kept = {move for _, move in gaining_moves_of(board, -10_000, skip_losing=True)}
+        kept = set(gaining_moves_of(board, -10_000, skip_losing=True))
         for move in expected_captures(board):
             attacker = board.piece_type_at(move.from_square)
             victim = board.piece_type_at(move.to_square) or chess.PAWN
