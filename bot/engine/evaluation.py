@@ -29,6 +29,7 @@ from bot.engine.constants import (
     BB_KNIGHT_ATTACKS,
     BB_PAWN_ATTACKS,
     BB_SQUARES,
+    BLACK,
     WHITE,
     Bitboard,
     diagonal_attacks,
@@ -385,18 +386,18 @@ def _pawn_terms(white_pawns: Bitboard, black_pawns: Bitboard) -> PawnTerms:
     passed: Bitboard = 0
     white_attacks: Bitboard = 0
     black_attacks: Bitboard = 0
-    for color, own, enemy in ((chess.WHITE, white_pawns, black_pawns), (chess.BLACK, black_pawns, white_pawns)):
-        sign: i64 = 1 if color == chess.WHITE else -1
+    for color, own, enemy in ((WHITE, white_pawns, black_pawns), (BLACK, black_pawns, white_pawns)):
+        sign: i64 = 1 if color == WHITE else -1
         pawns = own
         while pawns:
             square = top_square(pawns)
             pawns ^= BB_SQUARES[square]
-            if color == chess.WHITE:
+            if color == WHITE:
                 white_attacks |= BB_PAWN_ATTACKS[64 | square]
             else:
                 black_attacks |= BB_PAWN_ATTACKS[square]
             file = square & 7
-            relative_rank = (square >> 3) if color == chess.WHITE else 7 - (square >> 3)
+            relative_rank = (square >> 3) if color == WHITE else 7 - (square >> 3)
             if not enemy & _PASSED_SPAN[color << 6 | square]:
                 passed |= BB_SQUARES[square]
                 mg += sign * PASSED_PAWN_MG[relative_rank]
