@@ -532,7 +532,7 @@ class Position:
         """Plays a pseudo-legal *move* (legal or not: see :meth:`mover_in_check`)."""
         from_square = from_square_of(move)
         to_square = to_square_of(move)
-        promotion = promotion_of(move)
+        promotion: i64 = promotion_of(move)  # native, as the piece is: a mixed "or" is a Python object
         types = self.types
         us = self.turn
         them = not us

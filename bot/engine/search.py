@@ -722,7 +722,7 @@ class _Search:
         improving = not in_check and (ply < 2 or static > self.statics[ply - 2])
         if not pv_node and not in_check:
             score = self._static_cut(depth, beta, ply, static, improving, null_allowed)
-            if score == NO_SCORE and depth >= PROBCUT_DEPTH and abs(beta) < MATE_BOUND:
+            if score == NO_SCORE and depth >= PROBCUT_DEPTH and -MATE_BOUND < beta < MATE_BOUND:
                 score = self._probcut(depth, beta, ply, static)
             if score != NO_SCORE:
                 return score
@@ -750,7 +750,7 @@ class _Search:
         fewer when *improving*), then the null move (:meth:`_null_move_cut`), then razoring (the
         static evaluation far below beta, and quiescence agrees)."""
         if depth <= REVERSE_FUTILITY_DEPTH and static - REVERSE_FUTILITY_MARGIN * (depth - improving) >= beta \
-                and abs(beta) < MATE_BOUND:
+                and -MATE_BOUND < beta < MATE_BOUND:
             return static
         position = self.position
         if null_allowed and depth >= 3 and static >= beta and position.has_non_pawn_material(position.turn):
@@ -1144,10 +1144,11 @@ def _line_score(line: tuple[int, Move, tuple[chess.Move, ...]]) -> int:
     return line[0]
 
 
-def _update_history(history: list[int], index: int, bonus: int) -> None:
+def _update_history(history: list[int], index: int, bonus: i64) -> None:
     """Moves a history score by *bonus*, less the share of it the score already has of the bound."""
     score: i64 = history[index]  # native arithmetic: mypyc multiplies a negative int the slow way
-    history[index] = score + bonus - score * abs(bonus) // HISTORY_MAX
+    size = bonus if bonus >= 0 else -bonus  # and abs() is a Python call
+    history[index] = score + bonus - score * size // HISTORY_MAX
 
 
 def _continuation_row(position: Position, previous: Move) -> int:
@@ -1180,7 +1181,7 @@ def _quiets_allowed(depth: int, alpha: int, static: int, improving: bool) -> int
     pruning: the ordering put the promising ones first), fewer when the side to move is not
     *improving* (its position is getting worse, so a late quiet move is less likely to save it),
     else all."""
-    if depth < len(FUTILITY_MARGINS) and abs(alpha) < MATE_BOUND and static + FUTILITY_MARGINS[depth] <= alpha:
+    if depth < len(FUTILITY_MARGINS) and -MATE_BOUND < alpha < MATE_BOUND and static + FUTILITY_MARGINS[depth] <= alpha:
         return 0
     if depth >= len(LATE_MOVE_LIMITS):
         return MAX_MOVES
