@@ -1254,11 +1254,12 @@ def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], cou
         yield _take_best(bad, left) & MOVE_MASK
 
 
-def _take_best(items: vec[i64], count: int) -> i64:
+def _take_best(items: vec[i64], count: i64) -> i64:
     """The highest of the first *count* (at least one) *items*, whose place the last of them
     takes: a selection sort, one step at a time, for a node is often cut by its first moves
     and most of a full sort would be wasted. Items are distinct (each holds its move), so the
-    order is the one a sort would give."""
+    order is the one a sort would give. (Native indices: a vector indexed by an int converts it
+    at each use.)"""
     last = count - 1
     best_index = last
     best = items[last]
