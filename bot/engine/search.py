@@ -239,9 +239,7 @@ class EvalCache:
 
     def clear(self) -> None:
         """Forgets every evaluation (key 0 is never looked up: see ``_Search._evaluate``)."""
-        keys = self.keys
-        for slot in range(EVAL_CACHE_SLOTS):
-            keys[slot] = 0
+        self.keys = vec[i64]([0] * EVAL_CACHE_SLOTS)
 
 
 class Engine:

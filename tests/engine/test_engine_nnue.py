@@ -159,3 +159,17 @@ def test_a_search_with_the_network_plays_a_legal_move_and_the_default_engine_has
     result = engine.search(board, Limits(depth=3))
     assert result.move in board.legal_moves
     assert result.nodes > 0
+
+
+def test_switching_the_network_on_forgets_the_hand_evaluations_the_engine_cached() -> None:
+    """The engine keeps static evaluations from one search to the next (a position's evaluation
+    depends on it alone); scores of the hand evaluation must not outlive a switch to the network."""
+    board = KnightmateBoard()
+    board.push_uci("e2e4")
+    engine = Engine()
+    engine.search(board, Limits(depth=4))
+    engine.new_game()  # the table and histories too, so only the cached evaluations could differ
+    engine.net = shipped_net()
+    switched = engine.search(board, Limits(depth=4))
+    fresh = Engine(nnue=True).search(board, Limits(depth=4))
+    assert (switched.pv, switched.score_cp, switched.nodes) == (fresh.pv, fresh.score_cp, fresh.nodes)
