@@ -4,7 +4,7 @@
 counts (material, piece-square entries, mobility, checks, pawn structure), blends the two sums
 by the game phase and adds the tempo bonus. :func:`features` returns those counts for a board,
 and :func:`score` multiplies them by a vector of numbers and blends them the same way, so that
-``score(current_values(), features(board)) == evaluate(Position.from_board(board), {})`` exactly
+``score(current_values(), features(board)) == evaluate(Position.from_board(board), PawnCache())`` exactly
 (``tests/test_evaluation_features.py`` checks this on many positions, so the two cannot drift).
 A fit then only multiplies a fixed matrix by a changing vector, which takes milliseconds.
 

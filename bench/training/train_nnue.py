@@ -104,7 +104,7 @@ def load(paths: Sequence[Path]) -> Data:
 
 def hand_scores(fens: npt.NDArray[np.object_]) -> Floats:
     """The engine's hand evaluation of each position, for the side to move: the baseline a net must beat."""
-    pawn_cache: evaluation.PawnCache = {}
+    pawn_cache = evaluation.PawnCache()
     return np.array([evaluation.evaluate(Position.from_board(KnightmateBoard(fen)), pawn_cache) for fen in fens],
                     dtype=np.float64)
 

@@ -154,15 +154,49 @@ PawnTerms = tuple[int, int, Bitboard, Bitboard, Bitboard]
 """What the pawns alone decide: (middlegame, endgame) pawn-structure terms from White's view, the
 passed pawns of both sides, and the squares White's and Black's pawns attack."""
 
-PawnCache = dict[tuple[Bitboard, Bitboard], PawnTerms]
-"""(white pawns, black pawns) -> their :data:`PawnTerms`."""
+#: Pawn structures a :class:`PawnCache` remembers (a power of two; 56 bytes each).
+PAWN_CACHE_SLOTS: Final = 1 << 14
+
+
+class PawnCache:
+    """The :data:`PawnTerms` of pawn structures met, one a slot chosen by a hash of both sides'
+    pawns (the newest stays): native arrays, where a dict cost a tuple key and boxed terms a
+    lookup. Pawn structures repeat across a search's tree and from one search to the next."""
+
+    def __init__(self) -> None:
+        # No structure has pawns on every square, so -1 marks an empty slot.
+        self.white_pawns = vec[i64]([-1] * PAWN_CACHE_SLOTS)
+        self.black_pawns = vec[i64]([-1] * PAWN_CACHE_SLOTS)
+        self.mg = vec[i64]([0] * PAWN_CACHE_SLOTS)
+        self.eg = vec[i64]([0] * PAWN_CACHE_SLOTS)
+        self.passed = vec[i64]([0] * PAWN_CACHE_SLOTS)
+        self.white_attacks = vec[i64]([0] * PAWN_CACHE_SLOTS)
+        self.black_attacks = vec[i64]([0] * PAWN_CACHE_SLOTS)
+
+    def slot(self, white_pawns: Bitboard, black_pawns: Bitboard) -> i64:
+        """The slot holding the terms of these pawns, filled by :func:`_pawn_terms` if it held
+        another structure."""
+        mixed = white_pawns ^ black_pawns << 1  # pawns stand on bits 8 to 55: no sign is reached
+        mixed ^= mixed >> 28
+        mixed ^= mixed >> 14
+        slot = mixed & (PAWN_CACHE_SLOTS - 1)
+        if self.white_pawns[slot] != white_pawns or self.black_pawns[slot] != black_pawns:
+            mg, eg, passed, white_attacks, black_attacks = _pawn_terms(white_pawns, black_pawns)
+            self.white_pawns[slot] = white_pawns
+            self.black_pawns[slot] = black_pawns
+            self.mg[slot] = mg
+            self.eg[slot] = eg
+            self.passed[slot] = passed
+            self.white_attacks[slot] = white_attacks
+            self.black_attacks[slot] = black_attacks
+        return slot
 
 
 def evaluate(position: Position, pawn_cache: PawnCache) -> int:
     """The score of *position* for the side to move.
 
-    *pawn_cache* maps pawn structures to their terms; pawn structures repeat across the tree, so
-    the cache saves most of that work. A position that keeps an NNUE accumulator is scored by the
+    *pawn_cache* keeps the terms of pawn structures met: they repeat across the tree, so it
+    saves most of that work. A position that keeps an NNUE accumulator is scored by the
     network instead (the lone-piece draw rule still comes first: no net learns it exactly).
     """
     if position.phase <= LONE_PIECE_PHASE and lone_piece(position.occupied, position.kings, position.pawns,
@@ -173,22 +207,22 @@ def evaluate(position: Position, pawn_cache: PawnCache) -> int:
         return accumulator.evaluate(position.turn)
     white, black = position.white, position.black
     all_pawns = position.pawns
-    pawn_key = (all_pawns & white, all_pawns & black)
-    pawns = pawn_cache.get(pawn_key)
-    if pawns is None:
-        pawns = pawn_cache[pawn_key] = _pawn_terms(pawn_key[0], pawn_key[1])
+    slot = pawn_cache.slot(all_pawns & white, all_pawns & black)
+    white_pawn_attacks = pawn_cache.white_attacks[slot]
+    black_pawn_attacks = pawn_cache.black_attacks[slot]
+    passed = pawn_cache.passed[slot]
     white_mg, white_eg, white_attacks, white_minors, white_rooks, white_checks = _side_terms(
-        position, white, black, pawns[3])
+        position, white, black, white_pawn_attacks)
     black_mg, black_eg, black_attacks, black_minors, black_rooks, black_checks = _side_terms(
-        position, black, white, pawns[4])
+        position, black, white, black_pawn_attacks)
     white_threat_mg, white_threat_eg = _threat_terms(
-        position, white, black, pawns[3], white_minors, white_rooks, white_checks, white_attacks, black_attacks,
-        pawns[2] & white)
+        position, white, black, white_pawn_attacks, white_minors, white_rooks, white_checks, white_attacks,
+        black_attacks, passed & white)
     black_threat_mg, black_threat_eg = _threat_terms(
-        position, black, white, pawns[4], black_minors, black_rooks, black_checks, black_attacks, white_attacks,
-        pawns[2] & black)
-    mg = position.mg + pawns[0] + white_mg - black_mg + white_threat_mg - black_threat_mg
-    eg = position.eg + pawns[1] + white_eg - black_eg + white_threat_eg - black_threat_eg
+        position, black, white, black_pawn_attacks, black_minors, black_rooks, black_checks, black_attacks,
+        white_attacks, passed & black)
+    mg = position.mg + pawn_cache.mg[slot] + white_mg - black_mg + white_threat_mg - black_threat_mg
+    eg = position.eg + pawn_cache.eg[slot] + white_eg - black_eg + white_threat_eg - black_threat_eg
     return TEMPO + _blend(mg, eg, position.phase, position.turn)
 
 

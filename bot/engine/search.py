@@ -274,7 +274,7 @@ class Engine:
         self._history: list[list[int]] = [[0] * FROM_TO_SLOTS for _ in chess.COLORS]
         self._countermoves: list[list[Move]] = [[NO_MOVE] * FROM_TO_SLOTS for _ in chess.COLORS]
         self._continuation: list[int] = [0] * (_CONTINUATION_ROW * _CONTINUATION_ROW)
-        self._pawn_cache: evaluation.PawnCache = {}
+        self._pawn_cache = evaluation.PawnCache()
         self.threads = threads
 
     @property
@@ -361,13 +361,13 @@ class Engine:
         self._strength = levels.strength_for_elo(value) if value is not None else None
 
     def new_game(self) -> None:
-        """Forgets everything learnt: hash table, histories, countermoves and pawn cache."""
+        """Forgets everything learnt: hash table, histories and countermoves. (The caches of
+        evaluations and pawn terms stay: what they hold depends on the position alone.)"""
         self._tt.clear()
         self._on_helpers(HelperPool.new_game)
         self._history = [[0] * FROM_TO_SLOTS for _ in chess.COLORS]
         self._countermoves = [[NO_MOVE] * FROM_TO_SLOTS for _ in chess.COLORS]
         self._continuation = [0] * (_CONTINUATION_ROW * _CONTINUATION_ROW)
-        self._pawn_cache.clear()
 
     def search(self, board: KnightmateBoard, limits: Limits,
                stop: threading.Event | None = None,
@@ -396,7 +396,7 @@ class Engine:
                     _wait_for_hit_or_stop(ponder, stop)
                 return SearchResult(move, None, None, 0, 0, int((time.perf_counter() - started) * 1000), (move,),
                                     from_book=True)
-        self._trim_tables()
+        self._trim_table()
         strength = self._strength
         lines = multipv
         report = on_info
@@ -424,13 +424,11 @@ class Engine:
             _wait_for_hit_or_stop(ponder, stop)
         return result
 
-    def _trim_tables(self) -> None:
-        """Empties the table and the pawn cache kept from earlier searches when they have outgrown
-        their bounds (the table also makes room as it fills, see ``_Search._make_room``)."""
+    def _trim_table(self) -> None:
+        """Empties the table kept from earlier searches when it has outgrown its bound (a smaller
+        ``Hash``; the table also makes room as it fills, see ``_Search._make_room``)."""
         if len(self._tt) > self._tt_capacity:
             self._tt.clear()
-        if len(self._pawn_cache) > 100_000:
-            self._pawn_cache.clear()
 
     def _helpers_on(self, board: KnightmateBoard) -> HelperPool | None:
         """The helpers, set searching *board*; None with one thread. Helpers that failed are
@@ -444,7 +442,7 @@ class Engine:
         each iteration a ply deeper than the main search would, so that what they put in the table
         is what the main search needs next rather than what it has; the others diverge from it by
         timing alone. Publishes its nodes as *worker* in the table."""
-        self._trim_tables()
+        self._trim_table()
         search = _Search(board, Limits(infinite=True), Budget(None, None), time.perf_counter(), stop,
                          self._tt, self._tt_capacity, self._history, self._countermoves, self._continuation,
                          self._pawn_cache, self._eval_cache, None, 1, 0, table, worker)

@@ -9,7 +9,7 @@ import pytest
 
 from bench.training import evaluation_features, weights_file
 from bot.engine import weights
-from bot.engine.evaluation import _KNIGHT_DISTANCE, evaluate
+from bot.engine.evaluation import _KNIGHT_DISTANCE, PawnCache, evaluate
 from bot.engine.position import Position
 from tests.helpers.random_positions import random_positions
 from variant import KnightmateBoard
@@ -22,7 +22,7 @@ def test_features_times_the_current_numbers_are_the_evaluation() -> None:
     values = evaluation_features.current_values()
     boards = random_positions(600, seed=71, plies=range(1, 160))
     for board in boards:
-        expected = evaluate(Position.from_board(board), {})
+        expected = evaluate(Position.from_board(board), PawnCache())
         assert evaluation_features.score(values, evaluation_features.features(board)) == expected, board.fen()
 
 

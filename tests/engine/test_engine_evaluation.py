@@ -7,7 +7,7 @@ from __future__ import annotations
 import chess
 
 from bot.engine.constants import signed
-from bot.engine.evaluation import _nearest_distance, evaluate
+from bot.engine.evaluation import PawnCache, _nearest_distance, evaluate
 from bot.engine.position import Position, encode
 from tests.helpers.random_positions import random_positions
 
@@ -17,7 +17,9 @@ def test_the_mirrored_position_gets_the_same_score() -> None:
     favours one colour or misreads a table shows up here."""
     for board in random_positions(400, seed=51, plies=range(1, 90)):
         mirrored = board.mirror()
-        assert evaluate(Position.from_board(board), {}) == evaluate(Position.from_board(mirrored), {}), board.fen()
+        cache = PawnCache()
+        score = evaluate(Position.from_board(board), cache)
+        assert score == evaluate(Position.from_board(mirrored), cache), board.fen()
 
 
 def test_a_position_reached_by_moves_scores_like_one_made_from_its_board() -> None:
@@ -27,7 +29,7 @@ def test_a_position_reached_by_moves_scores_like_one_made_from_its_board() -> No
         replayed = Position.from_board(board.root())
         for move in board.move_stack:
             replayed.push(encode(move))
-        assert evaluate(replayed, {}) == evaluate(Position.from_board(board), {}), board.fen()
+        assert evaluate(replayed, PawnCache()) == evaluate(Position.from_board(board), PawnCache()), board.fen()
 
 
 def test_the_nearest_distance_is_in_king_steps_to_the_nearest_piece() -> None:

@@ -11,7 +11,7 @@ import chess
 import pyffish
 
 from bot.engine import Engine, Limits
-from bot.engine.evaluation import evaluate
+from bot.engine.evaluation import PawnCache, evaluate
 from bot.engine.moves import gaining_moves
 from bot.engine.position import NO_MOVE, Position, encode
 from bot.engine.search import EXACT, FUTILITY_MARGINS, LOWER, MATE_BOUND, UPPER
@@ -89,7 +89,7 @@ def test_futility_pruning_keeps_quiet_moves_that_give_check() -> None:
     """Futility and late-move pruning skipped quiet moves that give check: with the static score
     far below alpha, the mate Rh8 was pruned after the captures were tried."""
     search = make_search(ROOK_MATE)
-    static = evaluate(search.position, {})
+    static = evaluate(search.position, PawnCache())
     alpha = static + FUTILITY_MARGINS[1] + 400  # above taking the rook, far below a mate
     assert alpha < MATE_BOUND
     assert search._search(1, alpha, alpha + 1, 1, True) >= MATE_BOUND
@@ -101,7 +101,7 @@ def test_a_lone_rook_bishop_or_commoner_cannot_force_mate() -> None:
     for fen in ("4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "4k3/8/8/8/8/8/8/R3K3 b - - 0 1",
                 "4k3/8/8/8/8/2B5/8/4K3 w - - 0 1", "4k3/8/8/8/8/2M5/8/4K3 b - - 0 1",
                 "4k2r/8/8/8/8/8/8/4K3 w - - 0 1"):
-        assert evaluate(Position.from_board(KnightmateBoard(fen)), {}) == 0, fen
+        assert evaluate(Position.from_board(KnightmateBoard(fen)), PawnCache()) == 0, fen
     for fen in ("4k3/8/8/8/8/8/P7/R3K3 w - - 0 1", "4k3/8/8/8/8/8/8/Q3K3 w - - 0 1",
                 "4k3/8/8/8/8/8/8/RM2K3 w - - 0 1"):
-        assert evaluate(Position.from_board(KnightmateBoard(fen)), {}) > 400, fen
+        assert evaluate(Position.from_board(KnightmateBoard(fen)), PawnCache()) > 400, fen

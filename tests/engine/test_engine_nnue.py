@@ -63,9 +63,9 @@ def test_the_evaluation_asks_the_network_once_a_position_keeps_one() -> None:
     board = KnightmateBoard("r1bqkbmr/pp1m1ppp/3p4/2p1p2P/2B1P3/P7/1PPP1PP1/RMBQK1MR w KQkq - 1 6")
     net = read_net(nnue_file.to_bytes(random_net(3, 16)))
     position = Position.from_board(board)
-    hand = evaluation.evaluate(position, {})
+    hand = evaluation.evaluate(position, evaluation.PawnCache())
     position.use_nnue(net)
-    assert evaluation.evaluate(position, {}) == engine_score(net, board) != hand
+    assert evaluation.evaluate(position, evaluation.PawnCache()) == engine_score(net, board) != hand
 
 
 def test_a_net_file_that_would_overflow_the_accumulator_is_refused() -> None:

@@ -9,6 +9,7 @@ import chess
 
 from bot.engine import Limits
 from bot.engine.clock import Budget
+from bot.engine.evaluation import PawnCache
 from bot.engine.position import NO_MOVE
 from bot.engine.search import _CONTINUATION_ROW, EvalCache, _Search
 from variant import KnightmateBoard
@@ -19,4 +20,5 @@ def make_search(fen: str, tt: dict[int, tuple[int, int, int, int]] | None = None
     """A search of *fen* with no limits, its tables fresh (or *tt*)."""
     return _Search(KnightmateBoard(fen), Limits(depth=1), Budget(None, None), time.perf_counter(), None,
                    {} if tt is None else tt, tt_capacity, [[0] * 4096 for _ in chess.COLORS],
-                   [[NO_MOVE] * 4096 for _ in chess.COLORS], [0] * _CONTINUATION_ROW ** 2, {}, EvalCache(), None, 1, 0)
+                   [[NO_MOVE] * 4096 for _ in chess.COLORS], [0] * _CONTINUATION_ROW ** 2,
+                   PawnCache(), EvalCache(), None, 1, 0)
