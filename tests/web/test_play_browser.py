@@ -645,15 +645,23 @@ def test_the_analysis_board_from_a_pasted_pgn(puppet: Puppet) -> None:
     page.wait.until(lambda d: page.find_all("#analysis-board .cg-shapes line"))  # the best move's arrow
     fen_before = page.fen()
 
-    def click_best_move() -> tuple[str, str]:
-        """The best line's first move, clicked: the lines are drawn anew with each report, so an
-        element read a moment ago may be gone (the wait tries again); one clicked was there."""
-        move = page.find('#lines li[data-line="1"] .move[data-index="0"]')
-        san, uci = move.text, str(move.get_attribute("data-uci"))
-        move.click()
-        return san, uci
+    best_move = '#lines li[data-line="1"] .move[data-index="0"]'
 
-    best_san, best_uci = page.wait.until(lambda d: click_best_move())  # plays the line's first move
+    def hold_lines() -> bool:
+        """The pointer moved onto the best line's first move: the lines are drawn anew with each
+        report, and under a pointer they hold still, so the move read is the move clicked."""
+        ActionChains(page.driver).move_to_element(page.find(best_move)).perform()
+        return bool(page.find_all("#lines.held"))
+
+    page.wait.until(lambda d: hold_lines())
+    held = page.find(best_move)
+    drawn_depth = depth()
+    page.wait.until(lambda d: int(page.find("#lines").get_attribute("data-newer-depth") or 0) > drawn_depth)
+    assert held == page.find(best_move) and depth() == drawn_depth  # a deeper report came, and waits
+    assert f"depth {page.find('#lines').get_attribute('data-newer-depth')}" in page.read(
+        'return getComputedStyle(document.getElementById("lines"), "::after").content')
+    best_san, best_uci = held.text, str(held.get_attribute("data-uci"))
+    held.click()  # plays the line's first move
     page.wait.until(lambda d: page.ply() == 6 and page.fen() != fen_before)
     assert page.text("#tree .move.current") == best_san
     body = page.find("body")

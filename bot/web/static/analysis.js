@@ -37,6 +37,7 @@ const shown = {
   /** @type {TreeNode | null} */ current: null,
   nextId: 0,
   /** @type {AbortController | null} */ search: null, // the stream of the position shown
+  /** @type {EngineInfo | null} */ heldInfo: null, // the newest report, while the lines are held
   /** @type {Color} */ orientation: "white",
   /** @type {Record<string, string>} */ headers: {}, // the game's PGN tags, written back with it
   /** @type {AnalysisGame[]} */ choices: [], // the games of a paste of several, until one is chosen
@@ -120,6 +121,25 @@ export function close() {
 function stopSearch() {
   if (shown.search) shown.search.abort();
   shown.search = null;
+  releaseLines(); // a new position's lines are drawn as they come
+}
+
+/**
+ * Lines redrawn several times a second move under the pointer: a person who aims at a move would
+ * play the one drawn there a moment later. So a pointer moving over the lines holds them (the
+ * depth, bar and arrows with them, all of one report), says when newer ones wait, and draws the newest
+ * when it leaves.
+ */
+function holdLines() {
+  if (shown.search && !el.lines.classList.contains("held")) el.lines.classList.add("held");
+}
+
+function releaseLines() {
+  el.lines.classList.remove("held");
+  delete el.lines.dataset.newerDepth;
+  const info = shown.heldInfo;
+  shown.heldInfo = null;
+  if (info && shown.search) drawInfo(info);
 }
 
 /**
@@ -233,6 +253,17 @@ function scoreText(score) {
 
 /** @param {EngineInfo} info */
 function showInfo(info) {
+  if (el.lines.classList.contains("held")) {
+    shown.heldInfo = info;
+    el.lines.dataset.newerDepth = String(info.depth); // the person sees that newer lines wait
+    return;
+  }
+  drawInfo(info);
+  metrics.analysisLineShown(info.sentAtMs); // one held back would time the pointer's rest, not the stream
+}
+
+/** @param {EngineInfo} info */
+function drawInfo(info) {
   if (!shown.current || !shown.board) return;
   const list = el.lines;
   list.textContent = "";
@@ -263,7 +294,6 @@ function showInfo(info) {
   renderEval(info.lines[0]);
   shown.board.setArrows(info.lines.slice(0, 3).map((line, i) => ({ from: line.uci[0].slice(0, 2), to: line.uci[0].slice(2, 4),
     brush: i === 0 ? "blue" : "paleGrey" })));
-  metrics.analysisLineShown(info.sentAtMs);
 }
 
 /**
@@ -498,6 +528,8 @@ export function wire() {
   for (const [button, key] of /** @type {const} */ ([[el.analysisFirst, "Home"], [el.analysisBack, "ArrowLeft"],
     [el.analysisForward, "ArrowRight"], [el.analysisLast, "End"]])) button.addEventListener("click", () => step(key));
   el.multipv.addEventListener("change", () => { if (shown.current) goTo(shown.current); });
+  el.lines.addEventListener("pointermove", holdLines);
+  el.lines.addEventListener("pointerleave", releaseLines);
   el.analysisFlip.addEventListener("click", () => {
     shown.orientation = shown.orientation === "white" ? "black" : "white";
     if (shown.current) goTo(shown.current);
