@@ -58,7 +58,7 @@ from collections.abc import Callable, Iterator
 from typing import Final, Protocol
 
 import chess
-from librt.vecs import append, vec
+from librt.vecs import append, pop, vec
 from mypy_extensions import i64
 
 from bot.engine import evaluation, levels
@@ -271,9 +271,7 @@ class Engine:
         self._eval_cache = EvalCache()
         self.net = shipped_net() if nnue else None
         self._tt: dict[int, tuple[int, int, int, Move]] = {}
-        self._history: list[list[int]] = [[0] * FROM_TO_SLOTS for _ in chess.COLORS]
-        self._countermoves: list[list[Move]] = [[NO_MOVE] * FROM_TO_SLOTS for _ in chess.COLORS]
-        self._continuation: list[int] = [0] * (_CONTINUATION_ROW * _CONTINUATION_ROW)
+        self._history, self._countermoves, self._continuation = _new_histories()
         self._pawn_cache = evaluation.PawnCache()
         self.threads = threads
 
@@ -365,9 +363,7 @@ class Engine:
         evaluations and pawn terms stay: what they hold depends on the position alone.)"""
         self._tt.clear()
         self._on_helpers(HelperPool.new_game)
-        self._history = [[0] * FROM_TO_SLOTS for _ in chess.COLORS]
-        self._countermoves = [[NO_MOVE] * FROM_TO_SLOTS for _ in chess.COLORS]
-        self._continuation = [0] * (_CONTINUATION_ROW * _CONTINUATION_ROW)
+        self._history, self._countermoves, self._continuation = _new_histories()
 
     def search(self, board: KnightmateBoard, limits: Limits,
                stop: threading.Event | None = None,
@@ -501,8 +497,8 @@ class _Search:
 
     def __init__(self, board: KnightmateBoard, limits: Limits, time_budget: Budget, started: float,
                  stop: StopSignal | None, tt: dict[int, tuple[int, int, int, Move]],
-                 tt_capacity: int, history: list[list[int]], countermoves: list[list[Move]],
-                 continuation: list[int], pawn_cache: evaluation.PawnCache, eval_cache: EvalCache,
+                 tt_capacity: int, history: list[vec[i64]], countermoves: list[vec[i64]],
+                 continuation: vec[i64], pawn_cache: evaluation.PawnCache, eval_cache: EvalCache,
                  ponder: Ponder | None, multipv: int,
                  min_depth: int, shared: SharedTable | None = None, worker: int = 0) -> None:
         self.position, self.keys = _replay(board)
@@ -537,19 +533,19 @@ class _Search:
         self.continuation = continuation
         # The moves from the root to the node being searched (NO_MOVE for a null move), after
         # the game's last move: a node's countermove is looked up by the move before it.
-        self.stack: list[Move] = [encode(board.peek()) if board.move_stack else NO_MOVE]
+        self.stack = vec[i64]([encode(board.peek()) if board.move_stack else NO_MOVE])
         self.pawn_cache = pawn_cache
         self.eval_cache = eval_cache
         self.nodes = 0
         self.node_limit = limits.nodes if limits.nodes is not None else None
         self.next_check = CHECK_EVERY if self.node_limit is None else min(CHECK_EVERY, self.node_limit)
-        self.killers: list[list[Move]] = [[NO_MOVE, NO_MOVE] for _ in range(MAX_PLY + 2)]
+        self.killers = [vec[i64]([NO_MOVE, NO_MOVE]) for _ in range(MAX_PLY + 2)]
         # The static evaluation of the node at each ply of the current line, -INFINITY in check:
         # a node compares its own with the one two plies before (the same side to move).
         self.statics: list[int] = [-INFINITY] * (MAX_PLY + 2)
         # Index in ``keys`` of the position after the latest null move: a repetition across a
         # null move is not a real one, so the draw test never looks further back than this.
-        self.null_floors: list[int] = [0]
+        self.null_floors = vec[i64]([0])
         # The best root move of the unfinished iteration, once one has beaten the previous best.
         self.partial_best = NO_MOVE
         self.partial_score = -INFINITY
@@ -862,7 +858,7 @@ class _Search:
         self._store(depth, best_score, original_alpha, beta, best_move, hash_move, ply)
         return best_score
 
-    def _late_move_reduction(self, move: Move, depth: int, searched: int, pv_node: bool, history: list[int],
+    def _late_move_reduction(self, move: Move, depth: int, searched: int, pv_node: bool, history: vec[i64],
                              replies: int) -> int:
         """Plies a late quiet *move* (just pushed) is searched less: logarithmic in the depth and
         the moves searched before it, one less in a PV node, less or more by its two histories,
@@ -949,10 +945,11 @@ class _Search:
 
     # -- helpers ----------------------------------------------------------------------------
 
+    # The line's stacks are native vectors: a list would box each 64-bit key and move it holds.
     def _push(self, move: Move) -> None:
         self.position.push(move)
-        self.keys.append(self.position.key)
-        self.stack.append(move)
+        self.keys = append(self.keys, self.position.key)
+        self.stack = append(self.stack, move)
 
     def _push_legal(self, move: Move, pin_squares: Bitboard) -> bool:
         """Pushes the pseudo-legal *move*, or takes it back and says False when it leaves the
@@ -966,16 +963,16 @@ class _Search:
 
     def _push_null(self) -> None:
         self.position.push_null()
-        self.keys.append(self.position.key)
-        self.stack.append(NO_MOVE)
-        self.null_floors.append(len(self.keys) - 1)
+        self.keys = append(self.keys, self.position.key)
+        self.stack = append(self.stack, NO_MOVE)
+        self.null_floors = append(self.null_floors, len(self.keys) - 1)
 
     def _pop(self) -> None:
         if len(self.null_floors) > 1 and self.null_floors[-1] == len(self.keys) - 1:
-            self.null_floors.pop()
+            self.null_floors = pop(self.null_floors)[0]
         self.position.pop()
-        self.keys.pop()
-        self.stack.pop()
+        self.keys = pop(self.keys)[0]
+        self.stack = pop(self.stack)[0]
 
     def _count_node(self) -> None:
         """Counts a node, and every CHECK_EVERY nodes looks at the limits (:meth:`_checkpoint`)."""
@@ -1015,7 +1012,7 @@ class _Search:
                     and insufficient_material(position.black, occupied, bishops, royals))
         return False
 
-    def _reward_quiet(self, move: Move, depth: int, killers: list[Move], history: list[int],
+    def _reward_quiet(self, move: Move, depth: int, killers: vec[i64], history: vec[i64],
                       failed_quiets: list[Move], previous: Move, replies: int) -> None:
         """A quiet move cut: it becomes the first killer and the countermove of *previous*,
         gains both histories, and the quiet moves tried before it lose as much."""
@@ -1140,7 +1137,15 @@ def _line_score(line: tuple[int, Move, tuple[chess.Move, ...]]) -> int:
     return line[0]
 
 
-def _update_history(history: list[int], index: int, bonus: i64) -> None:
+def _new_histories() -> tuple[list[vec[i64]], list[vec[i64]], vec[i64]]:
+    """Empty move-ordering tables: the from-to history and the countermoves (by side to move), and
+    the continuation history. Native vectors: a list would box every score it is given."""
+    return ([vec[i64]([0] * FROM_TO_SLOTS) for _ in chess.COLORS],
+            [vec[i64]([NO_MOVE] * FROM_TO_SLOTS) for _ in chess.COLORS],
+            vec[i64]([0] * (_CONTINUATION_ROW * _CONTINUATION_ROW)))
+
+
+def _update_history(history: vec[i64], index: int, bonus: i64) -> None:
     """Moves a history score by *bonus*, less the share of it the score already has of the bound."""
     score: i64 = history[index]  # native arithmetic: mypyc multiplies a negative int the slow way
     size = bonus if bonus >= 0 else -bonus  # and abs() is a Python call
@@ -1193,14 +1198,14 @@ def _loses_exchange(position: Position, move: Move, quiet: bool, depth: int) -> 
     return static_exchange(position, move) < -margin
 
 
-def _quiet_score(position: Position, move: Move, history: list[int], continuation: list[int], replies: int,
+def _quiet_score(position: Position, move: Move, history: vec[i64], continuation: vec[i64], replies: int,
                  moved: bool = False) -> int:
     """A quiet move's two histories together: from-to, and as a reply to the move before."""
     return history[from_to_of(move)] + continuation[_reply_slot(position, move, replies, moved)]
 
 
-def _ordered_moves(position: Position, hash_move: Move, killers: list[Move], countermove: Move,
-                   history: list[int], continuation: list[int], replies: int) -> Iterator[Move]:
+def _ordered_moves(position: Position, hash_move: Move, killers: vec[i64], countermove: Move,
+                   history: vec[i64], continuation: vec[i64], replies: int) -> Iterator[Move]:
     """Pseudo-legal moves in search order, generated in stages because a node is often refuted
     by its first moves: the hash move before any generation, then captures that do not give
     material away (most valuable victim, cheapest attacker), then the killers and the
@@ -1312,7 +1317,7 @@ def _score_from_tt(score: int, ply: int) -> int:
     return score
 
 
-def _replay(board: KnightmateBoard) -> tuple[Position, list[int]]:
+def _replay(board: KnightmateBoard) -> tuple[Position, vec[i64]]:
     """The search position for *board*, and the keys of the game's positions so far (as far as
     the fifty-move counter reaches), oldest first, ending with the current one: the search checks
     repetitions against them. The position is reached by replaying those moves, so the keys come
@@ -1320,8 +1325,8 @@ def _replay(board: KnightmateBoard) -> tuple[Position, list[int]]:
     replay = board.copy()
     moves = [replay.pop() for _ in range(min(board.halfmove_clock, len(board.move_stack)))]
     position = Position.from_board(replay)
-    keys = [position.key]
+    keys = vec[i64]([position.key])
     for move in reversed(moves):
         position.push(encode(move))
-        keys.append(position.key)
+        keys = append(keys, position.key)
     return position, keys

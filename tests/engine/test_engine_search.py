@@ -15,6 +15,8 @@ import time
 import chess
 import pyffish
 import pytest
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from bot.engine import Engine, Limits, SearchResult
 from bot.engine.position import NO_MOVE, encode
@@ -247,7 +249,7 @@ def test_history_scores_stay_within_their_bound_whatever_the_updates() -> None:
     from bot.engine.search import HISTORY_BONUS_MAX, HISTORY_MAX, _update_history
 
     rng = random.Random(3)
-    history = [0] * 4096
+    history = vec[i64]([0] * 4096)
     for _ in range(20_000):
         _update_history(history, rng.randrange(8), rng.choice((1, -1)) * rng.randint(1, HISTORY_BONUS_MAX))
     assert max(abs(score) for score in history) <= HISTORY_MAX
@@ -283,14 +285,14 @@ def test_a_quiet_reply_that_cut_after_the_same_move_is_ordered_first() -> None:
     cut = encode(chess.Move.from_uci("g7g6"))
 
     def quiet_order() -> list[int]:
-        return [move for move in _ordered_moves(position, NO_MOVE, [NO_MOVE, NO_MOVE], NO_MOVE,
+        return [move for move in _ordered_moves(position, NO_MOVE, vec[i64]([NO_MOVE, NO_MOVE]), NO_MOVE,
                                                 search.history[chess.BLACK], search.continuation, replies)
                 if not position.is_capture(move)]
 
     first = quiet_order()[0]
     assert first != cut
     search._reward_quiet(cut, 6, search.killers[0], search.history[chess.BLACK], [first], NO_MOVE, replies)
-    search.history[chess.BLACK][:] = [0] * 4096  # only the continuation remembers it
+    search.history[chess.BLACK] = vec[i64]([0] * 4096)  # only the continuation remembers it
     assert quiet_order()[0] == cut
     # ... and only after that move: after no move (row 0) the reply has learnt nothing.
     other = _continuation_row(position, NO_MOVE)

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import time
 
-import chess
-
 from bot.engine import Limits
 from bot.engine.clock import Budget
 from bot.engine.evaluation import PawnCache
-from bot.engine.position import NO_MOVE
-from bot.engine.search import _CONTINUATION_ROW, EvalCache, _Search
+from bot.engine.search import EvalCache, _new_histories, _Search
 from variant import KnightmateBoard
 
 
@@ -19,6 +16,4 @@ def make_search(fen: str, tt: dict[int, tuple[int, int, int, int]] | None = None
                 tt_capacity: int = 100_000) -> _Search:
     """A search of *fen* with no limits, its tables fresh (or *tt*)."""
     return _Search(KnightmateBoard(fen), Limits(depth=1), Budget(None, None), time.perf_counter(), None,
-                   {} if tt is None else tt, tt_capacity, [[0] * 4096 for _ in chess.COLORS],
-                   [[NO_MOVE] * 4096 for _ in chess.COLORS], [0] * _CONTINUATION_ROW ** 2,
-                   PawnCache(), EvalCache(), None, 1, 0)
+                   {} if tt is None else tt, tt_capacity, *_new_histories(), PawnCache(), EvalCache(), None, 1, 0)
