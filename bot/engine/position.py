@@ -31,7 +31,7 @@ import random
 from typing import Final
 
 import chess
-from librt.vecs import extend, vec
+from librt.vecs import append, extend, vec
 from mypy_extensions import i64
 
 from bot.engine.constants import (
@@ -167,20 +167,20 @@ def decode(move: Move) -> chess.Move:
     return chess.Move(from_square_of(move), to_square_of(move), promotion_of(move) or None)
 
 
-def _add_pawn_steps(moves: list[Move], origins: Bitboard, step: int, promoting: Bitboard) -> None:
-    """Appends to *moves* the pawn moves of one kind (a step, a double step or a capture one
-    way, *step* squares): one from each square of *origins*, h8 first, or one for each promotion
-    piece from a square of *promoting*. (``moves.append`` is called, not kept in a local: mypyc
-    calls a list's append directly, but a bound method through Python's attribute lookup.)"""
+def _add_pawn_steps(moves: vec[i64], origins: Bitboard, step: int, promoting: Bitboard) -> vec[i64]:
+    """*moves* and the pawn moves of one kind (a step, a double step or a capture one way, *step*
+    squares): one from each square of *origins*, h8 first, or one for each promotion piece from
+    a square of *promoting*."""
     while origins:
         square = top_square(origins)
         origins ^= BB_SQUARES[square]
         move = square | (square + step) << 6
         if BB_SQUARES[square] & promoting:
             for promotion in PROMOTIONS:
-                moves.append(move | promotion << 12)
+                moves = append(moves, move | promotion << 12)
         else:
-            moves.append(move)
+            moves = append(moves, move)
+    return moves
 
 
 class Position:
@@ -394,9 +394,9 @@ class Position:
         royal = self.kings & self.side(not self.turn)
         return bool(royal) and self.is_attacked(self.turn, top_square(royal))
 
-    # Move generation.
+    # Move generation, into native vectors: a list would box each move in an object.
 
-    def captures(self, targets: Bitboard) -> list[Move]:
+    def captures(self, targets: Bitboard) -> vec[i64]:
         """Pseudo-legal captures of enemy pieces on *targets* (the royal knight never, since a
         position where it can be taken is never searched), en passant included when *targets*
         holds the pawn that can be taken, and every promotion by capture."""
@@ -408,20 +408,20 @@ class Position:
             while pawns:
                 square = top_square(pawns)
                 pawns ^= BB_SQUARES[square]
-                moves.append(square | ep_square << 6)
+                moves = append(moves, square | ep_square << 6)
         return moves
 
-    def quiet_moves(self) -> list[Move]:
+    def quiet_moves(self) -> vec[i64]:
         """Pseudo-legal moves to empty squares (promotions included, en passant not), and the
         castling moves, which are generated legal."""
         moves = self.moves_to(~self.occupied)
         if self.castling:
-            self._add_castling(moves)
+            moves = self._add_castling(moves)
         return moves
 
-    def pseudo_legal_moves(self) -> list[Move]:
+    def pseudo_legal_moves(self) -> vec[i64]:
         """Every pseudo-legal move: captures, then quiet moves."""
-        return self.captures(self.side(not self.turn)) + self.quiet_moves()
+        return extend(self.captures(self.side(not self.turn)), self.quiet_moves())
 
     def legal_moves(self) -> list[Move]:
         """Every legal move (slow: each is pushed and popped; for the root and for tests)."""
@@ -433,10 +433,10 @@ class Position:
             self.pop()
         return legal
 
-    def moves_to(self, targets: Bitboard) -> list[Move]:
+    def moves_to(self, targets: Bitboard) -> vec[i64]:
         """Pseudo-legal moves without castling and en passant to squares in *targets* (which
         must hold no own piece)."""
-        moves: list[Move] = []
+        moves = vec[i64]()
         us = self.turn
         own = self.side(us)
         occupied = self.occupied
@@ -448,7 +448,7 @@ class Position:
             while attacks:
                 to = top_square(attacks)
                 attacks ^= BB_SQUARES[to]
-                moves.append(square | to << 6)
+                moves = append(moves, square | to << 6)
         pieces = self.knights & own
         while pieces:
             square = top_square(pieces)
@@ -457,7 +457,7 @@ class Position:
             while attacks:
                 to = top_square(attacks)
                 attacks ^= BB_SQUARES[to]
-                moves.append(square | to << 6)
+                moves = append(moves, square | to << 6)
         queens = self.queens & own
         pieces = (self.bishops & own) | queens
         while pieces:
@@ -467,7 +467,7 @@ class Position:
             while attacks:
                 to = top_square(attacks)
                 attacks ^= BB_SQUARES[to]
-                moves.append(square | to << 6)
+                moves = append(moves, square | to << 6)
         pieces = (self.rooks & own) | queens
         while pieces:
             square = top_square(pieces)
@@ -476,15 +476,15 @@ class Position:
             while attacks:
                 to = top_square(attacks)
                 attacks ^= BB_SQUARES[to]
-                moves.append(square | to << 6)
+                moves = append(moves, square | to << 6)
 
         pawns = self.pawns & own
         if pawns:
-            self._add_pawn_moves(moves, pawns, targets)
+            moves = self._add_pawn_moves(moves, pawns, targets)
         return moves
 
-    def _add_pawn_moves(self, moves: list[Move], pawns: Bitboard, targets: Bitboard) -> None:
-        """Pawn steps, double steps and captures onto *targets*, found by the squares they start
+    def _add_pawn_moves(self, moves: vec[i64], pawns: Bitboard, targets: Bitboard) -> vec[i64]:
+        """*moves* and the pawn steps, double steps and captures onto *targets*, found by the squares they start
         from: a bitboard of targets is shifted towards the pawns, never the pawns towards the
         far rank (a White pawn's step to h8 would shift a bit into the sign). The bits a shift
         brings in at either end fall outside the pawns' ranks 2 to 7."""
@@ -495,33 +495,36 @@ class Position:
         # Single steps, double steps, captures towards a and towards h, each from its squares of
         # origin (four calls, not a loop over a tuple of them: mypyc boxes each bitboard a tuple holds).
         if us == WHITE:
-            _add_pawn_steps(moves, pawns & free_targets >> 8, 8, BB_RANK_7)
-            _add_pawn_steps(moves, pawns & BB_RANK_2 & empty >> 8 & free_targets >> 16, 16, BB_RANK_7)
-            _add_pawn_steps(moves, pawns & ~BB_FILE_A & enemy >> 7, 7, BB_RANK_7)
-            _add_pawn_steps(moves, pawns & ~BB_FILE_H & enemy >> 9, 9, BB_RANK_7)
+            moves = _add_pawn_steps(moves, pawns & free_targets >> 8, 8, BB_RANK_7)
+            moves = _add_pawn_steps(moves, pawns & BB_RANK_2 & empty >> 8 & free_targets >> 16, 16, BB_RANK_7)
+            moves = _add_pawn_steps(moves, pawns & ~BB_FILE_A & enemy >> 7, 7, BB_RANK_7)
+            moves = _add_pawn_steps(moves, pawns & ~BB_FILE_H & enemy >> 9, 9, BB_RANK_7)
         else:
-            _add_pawn_steps(moves, pawns & free_targets << 8, -8, BB_RANK_2)
-            _add_pawn_steps(moves, pawns & BB_RANK_7 & empty << 8 & free_targets << 16, -16, BB_RANK_2)
-            _add_pawn_steps(moves, pawns & ~BB_FILE_H & enemy << 7, -7, BB_RANK_2)
-            _add_pawn_steps(moves, pawns & ~BB_FILE_A & enemy << 9, -9, BB_RANK_2)
+            moves = _add_pawn_steps(moves, pawns & free_targets << 8, -8, BB_RANK_2)
+            moves = _add_pawn_steps(moves, pawns & BB_RANK_7 & empty << 8 & free_targets << 16, -16, BB_RANK_2)
+            moves = _add_pawn_steps(moves, pawns & ~BB_FILE_H & enemy << 7, -7, BB_RANK_2)
+            moves = _add_pawn_steps(moves, pawns & ~BB_FILE_A & enemy << 9, -9, BB_RANK_2)
+        return moves
 
-    def _add_castling(self, moves: list[Move]) -> None:
+    def _add_castling(self, moves: vec[i64]) -> vec[i64]:
+        """*moves* and the castling moves, generated legal."""
         occupied = self.occupied
         them = not self.turn
         if self.turn == WHITE:
             if (self.castling & WHITE_SHORT and not occupied & (BB_F1 | BB_G1)
                     and not self._any_attacked(them, (chess.E1, chess.F1, chess.G1))):
-                moves.append(chess.E1 | chess.G1 << 6)
+                moves = append(moves, chess.E1 | chess.G1 << 6)
             if (self.castling & WHITE_LONG and not occupied & (BB_B1 | BB_C1 | BB_D1)
                     and not self._any_attacked(them, (chess.E1, chess.D1, chess.C1))):
-                moves.append(chess.E1 | chess.C1 << 6)
+                moves = append(moves, chess.E1 | chess.C1 << 6)
         else:
             if (self.castling & BLACK_SHORT and not occupied & (BB_F8 | BB_G8)
                     and not self._any_attacked(them, (chess.E8, chess.F8, chess.G8))):
-                moves.append(chess.E8 | chess.G8 << 6)
+                moves = append(moves, chess.E8 | chess.G8 << 6)
             if (self.castling & BLACK_LONG and not occupied & (BB_B8 | BB_C8 | BB_D8)
                     and not self._any_attacked(them, (chess.E8, chess.D8, chess.C8))):
-                moves.append(chess.E8 | chess.C8 << 6)
+                moves = append(moves, chess.E8 | chess.C8 << 6)
+        return moves
 
     def _any_attacked(self, color: chess.Color, squares: tuple[int, ...]) -> bool:
         return any(self.is_attacked(color, square) for square in squares)
@@ -725,10 +728,7 @@ class Position:
         to_square = to_square_of(move)
         piece = self.types[from_square]
         if piece == ROYAL and to_square - from_square in (2, -2):
-            castles: list[Move] = []
-            if self.castling:
-                self._add_castling(castles)
-            return move in castles
+            return bool(self.castling) and move in self._add_castling(vec[i64]())
         if piece == PAWN:
             return move in self.captures(BB_SQUARES[to_square] | BB_SQUARES[to_square ^ 8]) \
                 or move in self.moves_to(BB_SQUARES[to_square] & ~self.occupied)

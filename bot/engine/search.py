@@ -1279,7 +1279,7 @@ def _is_playable_quiet(position: Position, move: Move, hash_move: Move) -> bool:
     return move != NO_MOVE and move != hash_move and not position.is_capture(move) and position.is_pseudo_legal(move)
 
 
-def _by_capture_value(position: Position, moves: list[Move]) -> list[Move]:
+def _by_capture_value(position: Position, moves: vec[i64]) -> list[Move]:
     """*moves* by their captured value (a promotion's gain included), most valuable victim
     first, then cheapest attacker."""
     types = position.types
