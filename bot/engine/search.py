@@ -19,7 +19,7 @@ What the search does, and where:
   less for a deep node the table knows no move for (internal iterative reduction), and whether
   the side to move is improving (its static evaluation against the one two plies before), which
   tightens the pruning when it is not;
-- its moves (``_search_moves``) in stages (``_ordered_moves``): the hash move before any
+- its moves (``_search_moves``) in stages (``MovePicker``): the hash move before any
   generation, captures by victim then attacker (``moves.capture_order``), two killers per ply and
   a countermove, quiet moves by their history and continuation history, losing captures last;
 - skipped near the leaves: futile and late quiet moves that give no check (``_quiets_allowed``),
@@ -54,7 +54,7 @@ import math
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Final, Protocol
 
 import chess
@@ -796,7 +796,7 @@ class _Search:
 
     def _search_moves(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool, in_check: bool,
                       static: int, improving: bool, hash_move: Move) -> int:
-        """The best score of the node's moves, searched in order (:func:`_ordered_moves`), and
+        """The best score of the node's moves, searched in order (:class:`MovePicker`), and
         stored in the table; a node without a legal move is mated or stalemated. In a non-PV node
         out of check, some moves after the first are skipped: quiet ones beyond
         :func:`_quiets_allowed`, unless they give check (found from the squares each piece type
@@ -814,10 +814,14 @@ class _Search:
         countermove = self.countermoves[position.turn][from_to_of(previous)] if previous else NO_MOVE
         replies = _continuation_row(position, previous)
         continuation = self.continuation
-        failed_quiets: list[Move] = []
+        failed_quiets = vec[i64]()
         pin_squares = position.pin_squares(in_check)
         checking: tuple[Bitboard, ...] | None = None
-        for move in _ordered_moves(position, hash_move, killers, countermove, history, continuation, replies):
+        picker = MovePicker(position, hash_move, killers, countermove, history, continuation, replies)
+        while True:
+            move = picker.next()
+            if not move:
+                break
             quiet = not position.is_capture(move) and not promotion_of(move)
             if prune and searched:
                 if quiet and quiets >= quiets_allowed:
@@ -851,7 +855,7 @@ class _Search:
                             self._reward_quiet(move, depth, killers, history, failed_quiets, previous, replies)
                         break
             if quiet:
-                failed_quiets.append(move)
+                failed_quiets = append(failed_quiets, move)
 
         if searched == 0:
             return -MATE + ply if in_check else 0
@@ -1013,7 +1017,7 @@ class _Search:
         return False
 
     def _reward_quiet(self, move: Move, depth: int, killers: vec[i64], history: vec[i64],
-                      failed_quiets: list[Move], previous: Move, replies: int) -> None:
+                      failed_quiets: vec[i64], previous: Move, replies: int) -> None:
         """A quiet move cut: it becomes the first killer and the countermove of *previous*,
         gains both histories, and the quiet moves tried before it lose as much."""
         if killers[0] != move:
@@ -1204,55 +1208,130 @@ def _quiet_score(position: Position, move: Move, history: vec[i64], continuation
     return history[from_to_of(move)] + continuation[_reply_slot(position, move, replies, moved)]
 
 
-def _ordered_moves(position: Position, hash_move: Move, killers: vec[i64], countermove: Move,
-                   history: vec[i64], continuation: vec[i64], replies: int) -> Iterator[Move]:
+# The stages of MovePicker, in the order it goes through them. A stage's moves are generated when
+# the stage is reached, not before: the moves before them may cut the node, and the quiet moves'
+# order depends on the histories the searches of the moves before them update.
+_HASH_MOVE: Final = 0
+_GENERATE_CAPTURES: Final = 1
+_GOOD_CAPTURES: Final = 2
+_KILLERS: Final = 3
+_COUNTERMOVE: Final = 4
+_GENERATE_QUIETS: Final = 5
+_QUIETS: Final = 6
+_BAD_CAPTURES: Final = 7
+_DONE: Final = 8
+
+
+class MovePicker:
     """Pseudo-legal moves in search order, generated in stages because a node is often refuted
     by its first moves: the hash move before any generation, then captures that do not give
     material away (most valuable victim, cheapest attacker), then the killers and the
     countermove, the other quiet moves (promotions first, the rest by their histories), and last the
-    captures by a more valuable piece that lose their static exchange."""
-    if hash_move and position.is_pseudo_legal(hash_move):
-        yield hash_move
-    else:
-        hash_move = NO_MOVE
-    types = position.types
-    values = PIECE_VALUES
-    them = not position.turn
-    good, bad = vec[i64](), vec[i64]()
-    for move in position.captures(position.side(them)):
-        if move == hash_move:
-            continue
-        victim = values[types[to_square_of(move)] or PAWN]
-        attacker = types[from_square_of(move)]
-        promotion = promotion_of(move)
-        item = (capture_order(victim, attacker) + _PROMOTION_ORDER[promotion]) << ORDER_SHIFT | move
-        if values[attacker] > victim and not promotion and static_exchange(position, move) < 0:
-            bad = append(bad, item)
-        else:
-            good = append(good, item)
-    for left in range(len(good), 0, -1):
-        yield _take_best(good, left) & MOVE_MASK
+    captures by a more valuable piece that lose their static exchange.
 
-    first_killer, second_killer = killers
-    for killer in killers:
-        if _is_playable_quiet(position, killer, hash_move):
-            yield killer
-    if countermove != first_killer and countermove != second_killer \
-            and _is_playable_quiet(position, countermove, hash_move):
-        yield countermove
-    else:
-        countermove = NO_MOVE
-    scored = vec[i64]()
-    for move in position.quiet_moves():
-        if move != hash_move and move != first_killer and move != second_killer and move != countermove:
+    A class, not a generator: a generator boxes each move it yields into an int object, and its
+    frame is an object too; :meth:`next` returns a native int."""
+
+    def __init__(self, position: Position, hash_move: Move, killers: vec[i64], countermove: Move,
+                 history: vec[i64], continuation: vec[i64], replies: int) -> None:
+        self.position = position
+        self.hash_move: i64 = hash_move
+        self.killers = killers
+        self.countermove: i64 = countermove
+        self.history = history
+        self.continuation = continuation
+        self.replies = replies
+        self.stage: i64 = _HASH_MOVE
+        # The stage's moves, packed with their order (see moves.best_first), and how many are left;
+        # in _KILLERS, the next killer's number.
+        self.items = vec[i64]()
+        self.left: i64 = 0
+        self.bad = vec[i64]()
+
+    def next(self) -> Move:
+        """The next move, NO_MOVE after the last."""
+        position = self.position
+        while True:
+            stage = self.stage
+            if stage == _GOOD_CAPTURES or stage == _QUIETS or stage == _BAD_CAPTURES:
+                left = self.left
+                if left:
+                    self.left = left - 1
+                    return _take_best(self.items, left) & MOVE_MASK
+                if stage == _GOOD_CAPTURES:
+                    self.stage = _KILLERS
+                elif stage == _QUIETS:
+                    self._pick_from(_BAD_CAPTURES, self.bad)
+                else:
+                    self.stage = _DONE
+            elif stage == _HASH_MOVE:
+                self.stage = _GENERATE_CAPTURES
+                hash_move = self.hash_move
+                if hash_move and position.is_pseudo_legal(hash_move):
+                    return hash_move
+                self.hash_move = NO_MOVE
+            elif stage == _GENERATE_CAPTURES:
+                self._pick_from(_GOOD_CAPTURES, self._captures())
+            elif stage == _KILLERS:
+                if self.left == 2:
+                    self.stage = _COUNTERMOVE
+                else:
+                    killer = self.killers[self.left]
+                    self.left += 1
+                    if _is_playable_quiet(position, killer, self.hash_move):
+                        return killer
+            elif stage == _COUNTERMOVE:
+                self.stage = _GENERATE_QUIETS
+                countermove = self.countermove
+                if countermove != self.killers[0] and countermove != self.killers[1] \
+                        and _is_playable_quiet(position, countermove, self.hash_move):
+                    return countermove
+                self.countermove = NO_MOVE
+            elif stage == _GENERATE_QUIETS:
+                self._pick_from(_QUIETS, self._quiets())
+            else:
+                return NO_MOVE
+
+    def _pick_from(self, stage: i64, items: vec[i64]) -> None:
+        self.stage = stage
+        self.items = items
+        self.left = len(items)
+
+    def _captures(self) -> vec[i64]:
+        """The captures that do not lose their exchange, scored; the others go to ``bad``."""
+        position = self.position
+        hash_move = self.hash_move
+        types = position.types
+        values = PIECE_VALUES
+        good, bad = vec[i64](), vec[i64]()
+        for move in position.captures(position.side(not position.turn)):
+            if move == hash_move:
+                continue
+            victim = values[types[to_square_of(move)] or PAWN]
+            attacker = types[from_square_of(move)]
             promotion = promotion_of(move)
-            order = _PROMOTION_ORDER[promotion] if promotion \
-                else _quiet_score(position, move, history, continuation, replies) - _QUIET_ORDER_OFFSET
-            scored = append(scored, order << ORDER_SHIFT | move)
-    for left in range(len(scored), 0, -1):
-        yield _take_best(scored, left) & MOVE_MASK
-    for left in range(len(bad), 0, -1):
-        yield _take_best(bad, left) & MOVE_MASK
+            item = (capture_order(victim, attacker) + _PROMOTION_ORDER[promotion]) << ORDER_SHIFT | move
+            if values[attacker] > victim and not promotion and static_exchange(position, move) < 0:
+                bad = append(bad, item)
+            else:
+                good = append(good, item)
+        self.bad = bad
+        return good
+
+    def _quiets(self) -> vec[i64]:
+        """The quiet moves not tried already, scored: promotions first, the rest by their histories."""
+        position = self.position
+        hash_move, countermove = self.hash_move, self.countermove
+        first_killer, second_killer = self.killers[0], self.killers[1]
+        history, continuation, replies = self.history, self.continuation, self.replies
+        scored = vec[i64]()
+        for move in position.quiet_moves():
+            if move != hash_move and move != first_killer and move != second_killer and move != countermove:
+                promotion = promotion_of(move)
+                order = _PROMOTION_ORDER[promotion] if promotion \
+                    else _quiet_score(position, move, history, continuation, replies) - _QUIET_ORDER_OFFSET
+                scored = append(scored, order << ORDER_SHIFT | move)
+        return scored
 
 
 def _take_best(items: vec[i64], count: i64) -> i64:

@@ -34,8 +34,8 @@ from bot.engine.search import (
     RAZOR_DEPTH,
     RAZOR_MARGINS,
     UPPER,
+    MovePicker,
     _continuation_row,
-    _ordered_moves,
     _quiets_allowed,
 )
 from tests.helpers.random_positions import random_positions
@@ -285,13 +285,14 @@ def test_a_quiet_reply_that_cut_after_the_same_move_is_ordered_first() -> None:
     cut = encode(chess.Move.from_uci("g7g6"))
 
     def quiet_order() -> list[int]:
-        return [move for move in _ordered_moves(position, NO_MOVE, vec[i64]([NO_MOVE, NO_MOVE]), NO_MOVE,
-                                                search.history[chess.BLACK], search.continuation, replies)
-                if not position.is_capture(move)]
+        picker = MovePicker(position, NO_MOVE, vec[i64]([NO_MOVE, NO_MOVE]), NO_MOVE,
+                            search.history[chess.BLACK], search.continuation, replies)
+        return [move for move in iter(picker.next, NO_MOVE) if not position.is_capture(move)]
 
     first = quiet_order()[0]
     assert first != cut
-    search._reward_quiet(cut, 6, search.killers[0], search.history[chess.BLACK], [first], NO_MOVE, replies)
+    search._reward_quiet(cut, 6, search.killers[0], search.history[chess.BLACK], vec[i64]([first]), NO_MOVE,
+                         replies)
     search.history[chess.BLACK] = vec[i64]([0] * 4096)  # only the continuation remembers it
     assert quiet_order()[0] == cut
     # ... and only after that move: after no move (row 0) the reply has learnt nothing.
