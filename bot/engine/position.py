@@ -484,10 +484,10 @@ class Position:
         return moves
 
     def _add_pawn_moves(self, moves: vec[i64], pawns: Bitboard, targets: Bitboard) -> vec[i64]:
-        """*moves* and the pawn steps, double steps and captures onto *targets*, found by the squares they start
-        from: a bitboard of targets is shifted towards the pawns, never the pawns towards the
-        far rank (a White pawn's step to h8 would shift a bit into the sign). The bits a shift
-        brings in at either end fall outside the pawns' ranks 2 to 7."""
+        """*moves* and the pawn steps, double steps and captures onto *targets*, found by the
+        squares they start from: a bitboard of targets is shifted towards the pawns, never the
+        pawns towards the far rank (a White pawn's step to h8 would shift a bit into the sign).
+        The bits a shift brings in at either end fall outside the pawns' ranks 2 to 7."""
         us = self.turn
         empty = ~self.occupied
         free_targets = empty & targets

@@ -1242,11 +1242,11 @@ class MovePicker:
         self.continuation = continuation
         self.replies = replies
         self.stage: i64 = _HASH_MOVE
-        # The stage's moves, packed with their order (see moves.best_first), and how many are left;
-        # in _KILLERS, the next killer's number.
+        # The stage's moves, packed with their order (see moves.best_first), and how many are left.
         self.items = vec[i64]()
         self.left: i64 = 0
         self.bad = vec[i64]()
+        self.next_killer: i64 = 0
 
     def next(self) -> Move:
         """The next move, NO_MOVE after the last."""
@@ -1273,11 +1273,11 @@ class MovePicker:
             elif stage == _GENERATE_CAPTURES:
                 self._pick_from(_GOOD_CAPTURES, self._captures())
             elif stage == _KILLERS:
-                if self.left == 2:
+                if self.next_killer == 2:
                     self.stage = _COUNTERMOVE
                 else:
-                    killer = self.killers[self.left]
-                    self.left += 1
+                    killer = self.killers[self.next_killer]
+                    self.next_killer += 1
                     if _is_playable_quiet(position, killer, self.hash_move):
                         return killer
             elif stage == _COUNTERMOVE:
