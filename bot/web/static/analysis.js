@@ -131,7 +131,7 @@ function stopSearch() {
  * when it leaves.
  */
 function holdLines() {
-  if (shown.search && !el.lines.classList.contains("held")) el.lines.classList.add("held");
+  if (shown.search) el.lines.classList.add("held"); // classList.add is a no-op on a held list
 }
 
 function releaseLines() {
